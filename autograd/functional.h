@@ -1,0 +1,118 @@
+// functional.h — the differentiable ops: free functions on Var, one line of documentation each.
+// Each op computes its forward with core/ops.h and records a Node whose backward sits beside the
+// forward in autograd/ops/<family>.cpp. Composite ops (written from other ops) need no backward.
+//
+// Broadcasting binary ops reduce each input's gradient back to its shape (ops::sum_to, one place).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "autograd/node.h"
+#include "autograd/var.h"
+#include "core/ops.h"
+#include "core/rng.h"
+
+namespace lintra {
+
+using Dims = std::vector<int64_t>;
+
+// --- elementwise (ops/elementwise.cpp) -----------------------------------------------------------
+Var neg(const Var& x);
+Var add(const Var& a, const Var& b);
+Var sub(const Var& a, const Var& b);
+Var mul(const Var& a, const Var& b);
+Var div(const Var& a, const Var& b);
+Var add(const Var& x, double s);
+Var mul(const Var& x, double s);
+Var pow(const Var& x, double p);     // x^p
+Var pow(const Var& a, const Var& b);  // a^b (a > 0 where b's gradient is needed)
+Var maximum(const Var& a, const Var& b);  // ties split the gradient evenly
+Var minimum(const Var& a, const Var& b);
+Var exp(const Var& x);
+Var log(const Var& x);
+Var log1p(const Var& x);
+Var sqrt(const Var& x);
+Var rsqrt(const Var& x);
+Var abs(const Var& x);
+Var square(const Var& x);
+Var tanh(const Var& x);
+Var sigmoid(const Var& x);
+Var relu(const Var& x);
+Var elu(const Var& x, double alpha = 1.0);
+Var gelu(const Var& x);  // exact (erf) form
+Var softplus(const Var& x);
+Var clamp(const Var& x, double low, double high);  // gradient 1 inside [low, high], 0 outside
+// cond ? a : b (cond is a u8 tensor, not differentiable); masked_fill puts value where mask is 1.
+Var where(const Tensor& cond, const Var& a, const Var& b);
+Var masked_fill(const Var& x, const Tensor& mask, double value);
+
+inline Var operator-(const Var& x) { return neg(x); }
+inline Var operator+(const Var& a, const Var& b) { return add(a, b); }
+inline Var operator-(const Var& a, const Var& b) { return sub(a, b); }
+inline Var operator*(const Var& a, const Var& b) { return mul(a, b); }
+inline Var operator/(const Var& a, const Var& b) { return div(a, b); }
+inline Var operator+(const Var& a, double s) { return add(a, s); }
+inline Var operator+(double s, const Var& a) { return add(a, s); }
+inline Var operator-(const Var& a, double s) { return add(a, -s); }
+inline Var operator-(double s, const Var& a) { return add(neg(a), s); }
+inline Var operator*(const Var& a, double s) { return mul(a, s); }
+inline Var operator*(double s, const Var& a) { return mul(a, s); }
+inline Var operator/(const Var& a, double s) { return mul(a, 1.0 / s); }
+
+// --- reductions (ops/reduce.cpp) -----------------------------------------------------------------
+Var sum(const Var& x, const Dims& dims = {}, bool keepdim = false);
+Var mean(const Var& x, const Dims& dims = {}, bool keepdim = false);
+// Max/min over one dim: values (differentiable; the gradient goes to the first maximal element)
+// and their int64 indices.
+std::pair<Var, Tensor> max(const Var& x, int64_t dim, bool keepdim = false);
+std::pair<Var, Tensor> min(const Var& x, int64_t dim, bool keepdim = false);
+Var logsumexp(const Var& x, const Dims& dims, bool keepdim = false);
+
+// --- shape (ops/shape.cpp) -----------------------------------------------------------------------
+Var reshape(const Var& x, const Shape& shape);
+Var flatten(const Var& x, int64_t start_dim = 0, int64_t end_dim = -1);
+Var permute(const Var& x, const std::vector<int64_t>& dims);
+Var transpose(const Var& x, int64_t d0, int64_t d1);
+Var squeeze(const Var& x, int64_t dim);
+Var unsqueeze(const Var& x, int64_t dim);
+Var expand(const Var& x, const Shape& shape);
+Var slice(const Var& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+Var narrow(const Var& x, int64_t dim, int64_t start, int64_t length);
+Var select(const Var& x, int64_t dim, int64_t index);
+Var contiguous(const Var& x);
+Var cat(const std::vector<Var>& xs, int64_t dim);
+Var stack(const std::vector<Var>& xs, int64_t dim);
+std::vector<Var> split(const Var& x, const std::vector<int64_t>& sizes, int64_t dim);
+std::vector<Var> chunk(const Var& x, int64_t chunks, int64_t dim);
+Var pad(const Var& x, const std::vector<int64_t>& pads, double value = 0);  // as ops::pad
+Var repeat(const Var& x, const std::vector<int64_t>& repeats);
+
+// --- indexing (ops/index.cpp) --------------------------------------------------------------------
+Var index_select(const Var& x, int64_t dim, const Tensor& index);
+Var gather(const Var& x, int64_t dim, const Tensor& index);
+Var scatter_add(const Var& base, int64_t dim, const Tensor& index, const Var& src);
+// weight (V, D), index (…) int64 → (…, D); the backward adds rows into the referenced rows only.
+Var embedding(const Var& weight, const Tensor& index);
+Var cumsum(const Var& x, int64_t dim, bool reverse = false);
+// Stable sort along dim: sorted values (differentiable, through gather) and int64 indices.
+std::pair<Var, Tensor> sort(const Var& x, int64_t dim, bool descending = false);
+
+// --- linear algebra (ops/linalg.cpp) -------------------------------------------------------------
+Var matmul(const Var& a, const Var& b);  // as ops::matmul, with broadcast batch dims
+Var linear(const Var& x, const Var& weight, const Var& bias = Var());  // x·Wᵀ + b, W is (out, in)
+
+// --- fused nn ops (ops/nn.cpp) -------------------------------------------------------------------
+Var softmax(const Var& x, int64_t dim);
+Var log_softmax(const Var& x, int64_t dim);
+Var layer_norm(const Var& x, const Var& gamma, const Var& beta, double eps = 1e-5);
+// Inverted dropout: zeroes each element with probability p and scales the rest by 1/(1 − p);
+// identity when !training or p == 0. The mask is drawn from gen.
+Var dropout(const Var& x, double p, Generator& gen, bool training);
+enum class Reduction { mean, sum, none };
+// Cross entropy of logits (…, C) against int64 targets (…); targets equal to ignore_index
+// contribute nothing, and `mean` divides by the number of the others.
+Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index = -100,
+                  Reduction reduction = Reduction::mean);
+
+}  // namespace lintra

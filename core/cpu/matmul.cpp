@@ -1,0 +1,125 @@
+// cpu/matmul.cpp — (batched, broadcast) matrix products through OpenBLAS sgemm/dgemm.
+//
+// out (…, M, N) = a (…, M, K) · b (…, K, N). Cost O(batch·M·N·K).
+// Each operand's last two dims are passed to BLAS as they are when one of their strides is 1
+// (row-major, or column-major = a transposed view: CblasTrans), so transposes never copy; other
+// layouts are copied to contiguous first. Three schedules:
+//   1. b has no batch (weights) and a's batch dims fold into its rows: one GEMM (batch·M, K)·(K, N);
+//   2. many small products: OpenMP over the batch, each GEMM single-threaded (OpenBLAS' OpenMP build
+//      runs serially inside a parallel region) — two threads on one small GEMM lose (DESIGN.md §2.1);
+//   3. otherwise a loop of GEMMs, each using every thread.
+#include <cblas.h>
+
+#include "core/kernels.h"
+
+namespace lintra::kernels::cpu {
+
+namespace {
+
+struct MatLayout {
+  bool ok = false;
+  bool trans = false;
+  int64_t ld = 0;
+};
+
+// How BLAS can read a rows×cols matrix with strides (rs, cs), if at all.
+MatLayout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= std::max<int64_t>(cols, 1))) {
+    return {true, false, rows <= 1 ? std::max<int64_t>(cols, 1) : rs};
+  }
+  if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= std::max<int64_t>(rows, 1))) {
+    return {true, true, cols <= 1 ? std::max<int64_t>(rows, 1) : cs};
+  }
+  return {};
+}
+
+MatLayout layout_of(const Tensor& t) {
+  int64_t n = t.dim();
+  return blas_layout(t.shape()[size_t(n - 2)], t.shape()[size_t(n - 1)], t.strides()[size_t(n - 2)],
+                     t.strides()[size_t(n - 1)]);
+}
+
+template <typename T>
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
+          int64_t ldc) {
+  auto TA = ta ? CblasTrans : CblasNoTrans;
+  auto TB = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
+  } else {
+    cblas_dgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
+  }
+}
+
+template <typename T>
+void matmul_typed(Tensor a, Tensor b, Tensor& out) {
+  MatLayout la = layout_of(a), lb = layout_of(b);
+  if (!la.ok) {
+    a = a.contiguous();
+    la = layout_of(a);
+  }
+  if (!lb.ok) {
+    b = b.contiguous();
+    lb = layout_of(b);
+  }
+  const int64_t nd = out.dim();
+  const int64_t M = out.shape()[size_t(nd - 2)], N = out.shape()[size_t(nd - 1)];
+  const int64_t K = a.shape()[size_t(a.dim() - 1)];
+  T* c = out.data<T>();
+  if (out.numel() == 0) return;
+  if (K == 0) {
+    std::fill(c, c + out.numel(), T(0));
+    return;
+  }
+  const Shape batch(out.shape().begin(), out.shape().end() - 2);
+  const int64_t nbatch = numel_of(batch);
+  const Shape a_batch(a.shape().begin(), a.shape().end() - 2), b_batch(b.shape().begin(), b.shape().end() - 2);
+  const Strides as = broadcast_strides(a_batch, Strides(a.strides().begin(), a.strides().end() - 2), batch);
+  const Strides bs = broadcast_strides(b_batch, Strides(b.strides().begin(), b.strides().end() - 2), batch);
+  const T* ap = a.data<T>();
+  const T* bp = b.data<T>();
+
+  // Schedule 1: fold a's batch into rows.
+  bool b_shared = true;
+  for (int64_t s : bs) b_shared = b_shared && s == 0;
+  if (b_shared && !la.trans && nbatch > 1) {
+    bool folds = true;
+    int64_t expect = M * la.ld;
+    for (int64_t d = int64_t(batch.size()) - 1; d >= 0 && folds; --d) {
+      if (batch[size_t(d)] == 1) continue;
+      folds = as[size_t(d)] == expect;
+      expect *= batch[size_t(d)];
+    }
+    if (folds) {
+      gemm<T>(false, lb.trans, nbatch * M, N, K, ap, la.ld, bp, lb.ld, c, N);
+      return;
+    }
+  }
+
+  auto offsets = [&](int64_t i, int64_t& ao, int64_t& bo) {
+    ao = 0;
+    bo = 0;
+    for (int64_t d = int64_t(batch.size()) - 1; d >= 0; --d) {
+      int64_t idx = i % batch[size_t(d)];
+      i /= batch[size_t(d)];
+      ao += idx * as[size_t(d)];
+      bo += idx * bs[size_t(d)];
+    }
+  };
+  const double flops = double(M) * double(N) * double(K);
+  const bool per_batch_parallel = nbatch >= 2 && flops <= double(1 << 26);
+#pragma omp parallel for schedule(static) if (per_batch_parallel)
+  for (int64_t i = 0; i < nbatch; ++i) {
+    int64_t ao, bo;
+    offsets(i, ao, bo);
+    gemm<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N);
+  }
+}
+
+}  // namespace
+
+void matmul(const Tensor& a, const Tensor& b, Tensor& out) {
+  dispatch_float(out.dtype(), "matmul", [&]<typename scalar_t>() { matmul_typed<scalar_t>(a, b, out); });
+}
+
+}  // namespace lintra::kernels::cpu

@@ -1,0 +1,24 @@
+// reference/reference.h — slow, obvious versions of the kernels in core/kernels.h, used only as
+// test oracles. Plain loops over multi-indices in float64 with std:: math; no OpenMP, no BLAS, no
+// vectorisation tricks. Results are float64 tensors (u8/i64 for comparisons and indices).
+#pragma once
+
+#include "core/kernels.h"
+#include "core/tensor.h"
+
+namespace lintra::reference {
+
+Tensor unary(kernels::UnaryOp op, const Tensor& x, double a = 0, double b = 0);
+Tensor binary(kernels::BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor reduce(kernels::ReduceOp op, const Tensor& x, int64_t dim);  // keepdim
+Tensor argmax(const Tensor& x, int64_t dim);                        // keepdim, i64
+Tensor softmax(const Tensor& x, bool log);                          // over the last dim
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps);
+Tensor matmul(const Tensor& a, const Tensor& b);  // (…, M, K)·(…, K, N), broadcast batch
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& base, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor cumsum(const Tensor& x, int64_t dim, bool reverse);
+Tensor sort_indices(const Tensor& x, int64_t dim, bool descending);  // stable (insertion sort)
+
+}  // namespace lintra::reference

