@@ -1,0 +1,138 @@
+#include "train/optim/optimizer.h"
+
+#include <cmath>
+
+#include "autograd/node.h"
+#include "core/ops.h"
+
+namespace lintra::train {
+
+Optimizer::Optimizer(std::vector<NamedParam> params, double lr) : params_(std::move(params)), lr_(lr) {
+  for (const NamedParam& p : params_) {
+    LINTRA_CHECK(p.var.defined() && p.var.is_leaf(), "optimizer: parameter '{}' is not a leaf Var", p.name);
+    LINTRA_CHECK(p.var.data().is_contiguous(), "optimizer: parameter '{}' is not contiguous", p.name);
+  }
+}
+
+void Optimizer::add_slot(const std::string& name) {
+  std::vector<Tensor> v;
+  for (const NamedParam& p : params_) v.push_back(Tensor::zeros(p.var.shape(), p.var.dtype()));
+  slots_[name] = std::move(v);
+}
+
+void Optimizer::step() {
+  NoGradGuard no_grad;
+  ++step_count_;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Var& v = params_[i].var;
+    if (!v.grad().defined()) continue;
+    Tensor p = v.data();
+    Tensor g = v.grad().contiguous();
+    update(i, p, g);
+    p.bump_version();
+  }
+}
+
+void Optimizer::zero_grad() {
+  for (NamedParam& p : params_) p.var.zero_grad();
+}
+
+std::map<std::string, std::vector<std::pair<std::string, Tensor>>> Optimizer::state() const {
+  std::map<std::string, std::vector<std::pair<std::string, Tensor>>> out;
+  for (const auto& [name, tensors] : slots_) {
+    auto& dst = out[name];
+    for (size_t i = 0; i < params_.size(); ++i) dst.emplace_back(params_[i].name, tensors[i]);
+  }
+  return out;
+}
+
+void Optimizer::load_state(int64_t step_count,
+                           const std::map<std::string, std::vector<std::pair<std::string, Tensor>>>& slots) {
+  std::vector<std::string> problems;
+  for (auto& [name, tensors] : slots_) {
+    auto it = slots.find(name);
+    if (it == slots.end()) {
+      problems.push_back(fmt::format("slot '{}' is missing", name));
+      continue;
+    }
+    std::map<std::string, Tensor> by_name(it->second.begin(), it->second.end());
+    for (size_t i = 0; i < params_.size(); ++i) {
+      auto t = by_name.find(params_[i].name);
+      if (t == by_name.end()) {
+        problems.push_back(fmt::format("{}/{}: missing", name, params_[i].name));
+      } else if (t->second.shape() != tensors[i].shape() || t->second.dtype() != tensors[i].dtype()) {
+        problems.push_back(fmt::format("{}/{}: {} in the checkpoint, {} expected", name, params_[i].name,
+                                       t->second.describe(), tensors[i].describe()));
+      } else {
+        tensors[i] = t->second.contiguous().clone();
+      }
+    }
+  }
+  LINTRA_CHECK(problems.empty(), "optimizer state does not match the model ({} problems):\n  {}", problems.size(),
+               fmt::join(problems, "\n  "));
+  step_count_ = step_count;
+}
+
+namespace {
+double sum_squares(const Tensor& g) {
+  return dispatch_float(g.dtype(), "grad norm", [&]<typename T>() {
+    const T* p = g.data<T>();
+    double s = 0;
+    const int64_t n = g.numel();
+#pragma omp parallel for reduction(+ : s) if (n > (1 << 16))
+    for (int64_t i = 0; i < n; ++i) s += double(p[i]) * double(p[i]);
+    return s;
+  });
+}
+void scale_(Tensor& g, double f) {
+  dispatch_float(g.dtype(), "grad clip", [&]<typename T>() {
+    T* p = g.data<T>();
+    const T ft = T(f);
+    for (int64_t i = 0; i < g.numel(); ++i) p[i] *= ft;
+  });
+}
+}  // namespace
+
+double clip_grad_norm_(Tensor& g, double max_norm) {
+  double norm = std::sqrt(sum_squares(g));
+  // As torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
+  double coef = max_norm / (norm + 1e-6);
+  if (coef < 1) scale_(g, coef);
+  return norm;
+}
+
+double global_grad_norm(const std::vector<NamedParam>& params) {
+  double s = 0;
+  for (const NamedParam& p : params)
+    if (p.var.grad().defined()) s += sum_squares(p.var.grad().contiguous());
+  return std::sqrt(s);
+}
+
+double clip_global_grad_norm_(const std::vector<NamedParam>& params, double max_norm) {
+  double norm = global_grad_norm(params);
+  double coef = max_norm / (norm + 1e-6);
+  if (coef < 1) {
+    for (const NamedParam& p : params) {
+      if (!p.var.grad().defined()) continue;
+      Tensor g = p.var.grad().contiguous();
+      scale_(g, coef);
+      Var v = p.var;
+      v.set_grad(g);
+    }
+  }
+  return norm;
+}
+
+std::unique_ptr<Optimizer> make_sgd(std::vector<NamedParam> params, const OptimizerOptions& o);
+std::unique_ptr<Optimizer> make_radam(std::vector<NamedParam> params, const OptimizerOptions& o);
+std::unique_ptr<Optimizer> make_adam(std::vector<NamedParam> params, const OptimizerOptions& o);
+
+std::unique_ptr<Optimizer> make_optimizer(std::vector<NamedParam> params, const OptimizerOptions& o) {
+  LINTRA_CHECK(o.lr >= 0, "optimizer: learning rate must be non-negative, got {}", o.lr);
+  if (o.name == "sgd") return make_sgd(std::move(params), o);
+  if (o.name == "adam") return make_adam(std::move(params), o);
+  if (o.name == "radam") return make_radam(std::move(params), o);
+  LINTRA_FAIL("optimizer: unknown name '{}' (valid: sgd, adam, radam)", o.name);
+}
+
+}  // namespace lintra::train

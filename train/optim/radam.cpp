@@ -1,0 +1,80 @@
+// radam.cpp — RAdam (Liu et al., ICLR 2020) exactly as the paper's experiment code (PAPER.md §2.1):
+//   1. clip each parameter's gradient to L2 norm max_grad_norm (per tensor, inside step);
+//   2. v ← β2·v + (1−β2)·g²,  m ← β1·m + (1−β1)·g;
+//   3. ρ∞ = 2/(1−β2) − 1,  ρₜ = ρ∞ − 2t·β2ᵗ/(1−β2ᵗ);
+//   4. ρₜ ≥ 5: p ← p − lr·wd·p;  p ← p − lr·r·m/(√v + ε) with
+//        r = √((1−β2ᵗ)(ρₜ−4)(ρₜ−2)ρ∞ / ((ρ∞−4)(ρ∞−2)ρₜ)) / (1−β1ᵗ);
+//      otherwise (the SGD-style step): p ← p − lr·wd·p;  p ← p − lr·m/(1−β1ᵗ).
+// Weight decay is decoupled (p ← p − wd·lr·p).
+#include <cmath>
+#include <memory>
+
+#include "train/optim/optimizer.h"
+
+namespace lintra::train {
+
+namespace {
+
+class RAdam : public Optimizer {
+ public:
+  RAdam(std::vector<NamedParam> params, const OptimizerOptions& o) : Optimizer(std::move(params), o.lr), o_(o) {
+    add_slot("exp_avg");
+    add_slot("exp_avg_sq");
+  }
+  std::string type() const override { return "radam"; }
+  std::map<std::string, double> hparams() const override {
+    return {{"lr", lr_}, {"beta1", o_.beta1}, {"beta2", o_.beta2}, {"eps", o_.eps}, {"weight_decay", o_.weight_decay},
+            {"max_grad_norm", o_.max_grad_norm}};
+  }
+
+ protected:
+  void update(size_t i, Tensor& p, const Tensor& g_in) override {
+    Tensor g = g_in;
+    if (o_.max_grad_norm > 0) {
+      g = g_in.clone();
+      clip_grad_norm_(g, o_.max_grad_norm);
+    }
+    const double t = double(step_count_);
+    const double b1 = o_.beta1, b2 = o_.beta2;
+    const double b2t = std::pow(b2, t);
+    const double rho_inf = 2 / (1 - b2) - 1;
+    const double rho = rho_inf - 2 * t * b2t / (1 - b2t);
+    const bool rectified = rho >= 5;
+    const double step_size =
+        rectified ? std::sqrt((1 - b2t) * (rho - 4) / (rho_inf - 4) * (rho - 2) / rho * rho_inf / (rho_inf - 2)) /
+                        (1 - std::pow(b1, t))
+                  : 1.0 / (1 - std::pow(b1, t));
+    dispatch_float(p.dtype(), "radam", [&]<typename T>() {
+      T* pp = p.data<T>();
+      const T* gp = g.data<T>();
+      T* m = slot("exp_avg", i).template data<T>();
+      T* v = slot("exp_avg_sq", i).template data<T>();
+      const T tb1 = T(b1), tb2 = T(b2), eps = T(o_.eps), decay = T(1 - o_.weight_decay * lr_);
+      const T ss = T(step_size * lr_);
+      const int64_t n = p.numel();
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) {
+        v[j] = tb2 * v[j] + (1 - tb2) * gp[j] * gp[j];
+        m[j] = tb1 * m[j] + (1 - tb1) * gp[j];
+      }
+      if (rectified) {
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) pp[j] = pp[j] * decay - ss * m[j] / (std::sqrt(v[j]) + eps);
+      } else {
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) pp[j] = pp[j] * decay - ss * m[j];
+      }
+    });
+  }
+
+ private:
+  OptimizerOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_radam(std::vector<NamedParam> params, const OptimizerOptions& o) {
+  return std::make_unique<RAdam>(std::move(params), o);
+}
+
+}  // namespace lintra::train
