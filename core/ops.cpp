@@ -20,13 +20,14 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
 }
 
 // Sorted, unique, normalised dims; empty means all.
-Dims normalize_dims(const Dims& dims, int64_t ndim, const char* op) {
+Dims normalize_dims(const Dims& dims, const Shape& shape, const char* op) {
+  const int64_t ndim = int64_t(shape.size());
   Dims out;
   if (dims.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
     return out;
   }
-  for (int64_t d : dims) out.push_back(normalize_dim(d, ndim, op));
+  for (int64_t d : dims) out.push_back(normalize_dim(d, shape, op));
   std::sort(out.begin(), out.end());
   LINTRA_CHECK(std::adjacent_find(out.begin(), out.end()) == out.end(), "{}: repeated dim in [{}]", op,
                fmt::join(dims, ", "));
@@ -108,7 +109,7 @@ namespace {
 
 Tensor reduce_dims(ReduceOp op, const Tensor& x, const Dims& dims_in, bool keepdim, const char* name) {
   check_defined(x, name);
-  Dims dims = normalize_dims(dims_in, x.dim(), name);
+  Dims dims = normalize_dims(dims_in, x.shape(), name);
   if (op != ReduceOp::sum) {
     for (int64_t d : dims)
       LINTRA_CHECK(x.shape()[size_t(d)] > 0, "{}: cannot reduce over dim {} of size 0 (shape {})", name, d,
@@ -137,7 +138,7 @@ Tensor sum(const Tensor& x, const Dims& dims, bool keepdim) {
 
 Tensor mean(const Tensor& x, const Dims& dims, bool keepdim) {
   LINTRA_CHECK(is_floating(x.dtype()), "mean: expected a floating tensor, got {}", x.dtype());
-  Dims nd = normalize_dims(dims, x.dim(), "mean");
+  Dims nd = normalize_dims(dims, x.shape(), "mean");
   int64_t count = 1;
   for (int64_t d : nd) count *= x.shape()[size_t(d)];
   return div(sum(x, dims, keepdim), double(count));
@@ -149,7 +150,7 @@ Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) { return reduce_dim
 namespace {
 std::pair<Tensor, Tensor> arg_reduce(bool is_max, const Tensor& x, int64_t dim, bool keepdim, const char* name) {
   check_defined(x, name);
-  dim = normalize_dim(dim, x.dim(), name);
+  dim = normalize_dim(dim, x.shape(), name);
   LINTRA_CHECK(x.shape()[size_t(dim)] > 0, "{}: dim {} has size 0 (shape {})", name, dim, shape_str(x.shape()));
   Shape s = x.shape();
   s[size_t(dim)] = 1;
@@ -176,7 +177,7 @@ Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
                           Tensor::scalar(0, x.dtype()), m);
   Tensor s = sum(exp(sub(x, finite_m)), dims, true);
   Tensor out = add(log(s), finite_m);
-  if (!keepdim) out = out.reshape(reduced_shape(x.shape(), normalize_dims(dims, x.dim(), "logsumexp"), false));
+  if (!keepdim) out = out.reshape(reduced_shape(x.shape(), normalize_dims(dims, x.shape(), "logsumexp"), false));
   return out;
 }
 
@@ -212,7 +213,7 @@ Tensor last_dim_contiguous(const Tensor& x, int64_t dim) {
 Tensor softmax(const Tensor& x, int64_t dim) {
   check_defined(x, "softmax");
   if (x.dim() == 0) return Tensor::ones({}, x.dtype());
-  dim = normalize_dim(dim, x.dim(), "softmax");
+  dim = normalize_dim(dim, x.shape(), "softmax");
   Tensor xc = last_dim_contiguous(x, dim);
   Tensor out = Tensor::empty(xc.shape(), x.dtype(), x.device());
   kernels::softmax_forward(xc, false, out);
@@ -222,7 +223,7 @@ Tensor softmax(const Tensor& x, int64_t dim) {
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   check_defined(x, "log_softmax");
   if (x.dim() == 0) return Tensor::zeros({}, x.dtype());
-  dim = normalize_dim(dim, x.dim(), "log_softmax");
+  dim = normalize_dim(dim, x.shape(), "log_softmax");
   Tensor xc = last_dim_contiguous(x, dim);
   Tensor out = Tensor::empty(xc.shape(), x.dtype(), x.device());
   kernels::softmax_forward(xc, true, out);
@@ -231,7 +232,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
 
 Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, bool log) {
   if (y.dim() == 0) return Tensor::zeros({}, y.dtype());
-  dim = normalize_dim(dim, y.dim(), "softmax_backward");
+  dim = normalize_dim(dim, y.shape(), "softmax_backward");
   Tensor yc = last_dim_contiguous(y, dim), gc = last_dim_contiguous(dy, dim);
   Tensor dx = Tensor::empty(yc.shape(), y.dtype(), y.device());
   kernels::softmax_backward(yc, gc, log, dx);
@@ -277,7 +278,12 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   LINTRA_CHECK(K == K2, "matmul: shapes {} and {} cannot be multiplied ({} columns vs {} rows)",
                shape_str(a_in.shape()), shape_str(b_in.shape()), K, K2);
   Shape ab(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
-  Shape batch = broadcast_shapes(ab, bb, "matmul (batch dims)");
+  for (size_t i = 1; i <= std::min(ab.size(), bb.size()); ++i) {
+    const int64_t x = ab[ab.size() - i], y = bb[bb.size() - i];
+    LINTRA_CHECK(x == y || x == 1 || y == 1, "matmul: the batch dims of {} and {} do not broadcast",
+                 shape_str(a_in.shape()), shape_str(b_in.shape()));
+  }
+  Shape batch = broadcast_shapes(ab, bb, "matmul");
   Shape out_shape = batch;
   out_shape.push_back(M);
   out_shape.push_back(N);
@@ -293,7 +299,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
 Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   LINTRA_CHECK(!xs.empty(), "cat: no tensors given");
   const Tensor& first = xs[0];
-  dim = normalize_dim(dim, first.dim(), "cat");
+  dim = normalize_dim(dim, first.shape(), "cat");
   Shape shape = first.shape();
   int64_t total = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -332,7 +338,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim) {
-  dim = normalize_dim(dim, x.dim(), "split");
+  dim = normalize_dim(dim, x.shape(), "split");
   int64_t total = 0;
   for (int64_t s : sizes) {
     LINTRA_CHECK(s >= 0, "split: negative size {}", s);
@@ -351,7 +357,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
 
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   LINTRA_CHECK(chunks > 0, "chunk: chunks must be positive, got {}", chunks);
-  dim = normalize_dim(dim, x.dim(), "chunk");
+  dim = normalize_dim(dim, x.shape(), "chunk");
   int64_t n = x.shape()[size_t(dim)];
   int64_t each = (n + chunks - 1) / chunks;
   std::vector<int64_t> sizes;
@@ -403,7 +409,7 @@ Tensor repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
 // --- indexing ------------------------------------------------------------------------------------
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  dim = normalize_dim(dim, x.dim(), "index_select");
+  dim = normalize_dim(dim, x.shape(), "index_select");
   LINTRA_CHECK(index.dim() == 1, "index_select: index must be 1-d, got {}", shape_str(index.shape()));
   check_index(index, x.shape()[size_t(dim)], "index_select", x.shape(), dim);
   Shape s = x.shape();
@@ -414,7 +420,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  dim = normalize_dim(dim, x.dim(), "gather");
+  dim = normalize_dim(dim, x.shape(), "gather");
   LINTRA_CHECK(index.dim() == x.dim(), "gather: index {} must have as many dims as input {}", shape_str(index.shape()),
                shape_str(x.shape()));
   for (int64_t d = 0; d < x.dim(); ++d)
@@ -427,7 +433,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter_add(const Tensor& base, int64_t dim, const Tensor& index, const Tensor& src) {
-  dim = normalize_dim(dim, base.dim(), "scatter_add");
+  dim = normalize_dim(dim, base.shape(), "scatter_add");
   check_same_dtype(base, src, "scatter_add");
   LINTRA_CHECK(index.dim() == base.dim(), "scatter_add: index {} must have as many dims as input {}",
                shape_str(index.shape()), shape_str(base.shape()));
@@ -446,7 +452,7 @@ Tensor scatter_add(const Tensor& base, int64_t dim, const Tensor& index, const T
 }
 
 Tensor index_add(const Tensor& base, int64_t dim, const Tensor& index, const Tensor& src) {
-  dim = normalize_dim(dim, base.dim(), "index_add");
+  dim = normalize_dim(dim, base.shape(), "index_add");
   check_same_dtype(base, src, "index_add");
   LINTRA_CHECK(index.dim() == 1, "index_add: index must be 1-d, got {}", shape_str(index.shape()));
   Shape expect = base.shape();
@@ -478,14 +484,14 @@ Tensor one_hot(const Tensor& index, int64_t classes, DType dtype) {
 // --- scans and sorting ---------------------------------------------------------------------------
 
 Tensor cumsum(const Tensor& x, int64_t dim, bool reverse) {
-  dim = normalize_dim(dim, x.dim(), "cumsum");
+  dim = normalize_dim(dim, x.shape(), "cumsum");
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   kernels::cumsum(x, dim, reverse, out);
   return out;
 }
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
-  dim = normalize_dim(dim, x.dim(), "sort");
+  dim = normalize_dim(dim, x.shape(), "sort");
   Tensor values = Tensor::empty(x.shape(), x.dtype(), x.device());
   Tensor indices = Tensor::empty(x.shape(), DType::i64, x.device());
   kernels::sort(x, dim, descending, values, indices);
@@ -498,7 +504,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending) { return sort(x, d
 
 Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype) {
   LINTRA_CHECK(p >= 0 && p <= 1, "bernoulli: probability {} is outside [0, 1]", p);
-  Tensor u = Tensor::uniform(shape, gen, 0, 1, DType::f64);
+  Tensor u = Tensor::uniform(shape, gen, 0, 1, dtype == DType::f64 ? DType::f64 : DType::f32);
   return compare(BinaryOp::lt, u, p).to(dtype);
 }
 

@@ -1,6 +1,10 @@
 // copy_task.cpp — copy-task samples, each from its own Philox stream.
 #include "data/copy_task.h"
 
+#include <algorithm>
+
+#include "data/digest.h"
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -34,6 +38,18 @@ Sample CopyTaskDataset::get(int64_t i) const {
   s.mask.assign(size_t(L - 1), 0);
   for (int64_t t = n - 1; t <= 2 * n - 1; ++t) s.mask[size_t(t)] = 1;
   return s;
+}
+
+uint64_t CopyTaskDataset::content_digest() const {
+  Xxh3 h;
+  const std::string n = name();
+  h.update(n.data(), n.size());
+  for (int64_t i = 0; i < std::min<int64_t>(size(), 1024); ++i) {
+    Sample s = get(i);
+    h.update_vector(s.tokens);
+    h.update_vector(s.mask);
+  }
+  return h.digest();
 }
 
 }  // namespace lintra::data

@@ -42,6 +42,9 @@ class CopyTaskDataset : public Dataset {
   Sample get(int64_t i) const override;  // tokens (L), mask (L-1)
   std::string name() const override;    // "copy(L=128,symbols=10,seed=S,size=N)"
   int64_t length(int64_t) const override { return opt_.max_length; }
+  // Generated data: the digest covers the options (name()) and the first 1,024 samples, which
+  // pins the generator without generating every sample of a large data set.
+  uint64_t content_digest() const override;
 
   int64_t min_n() const { return opt_.max_length / 4; }             // inclusive
   int64_t max_n() const { return (opt_.max_length - 1) / 2 - 1; }   // inclusive

@@ -1,6 +1,8 @@
 #include "train/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "autograd/node.h"
 #include "core/ops.h"
@@ -74,13 +76,24 @@ void Optimizer::load_state(int64_t step_count,
 }
 
 namespace {
+// Σ g² in float64, over fixed blocks combined in block order: the result does not depend on how
+// threads are scheduled (bitwise-reproducible training needs that: clipping uses it).
 double sum_squares(const Tensor& g) {
   return dispatch_float(g.dtype(), "grad norm", [&]<typename T>() {
     const T* p = g.data<T>();
-    double s = 0;
     const int64_t n = g.numel();
-#pragma omp parallel for reduction(+ : s) if (n > (1 << 16))
-    for (int64_t i = 0; i < n; ++i) s += double(p[i]) * double(p[i]);
+    constexpr int64_t kBlock = 1 << 14;
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+#pragma omp parallel for schedule(static) if (blocks > 4)
+    for (int64_t b = 0; b < blocks; ++b) {
+      double s = 0;
+      const int64_t end = std::min(n, (b + 1) * kBlock);
+      for (int64_t i = b * kBlock; i < end; ++i) s += double(p[i]) * double(p[i]);
+      partial[size_t(b)] = s;
+    }
+    double s = 0;
+    for (double x : partial) s += x;
     return s;
   });
 }

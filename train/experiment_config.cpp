@@ -1,0 +1,186 @@
+#include "train/experiment_config.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace lintra::train {
+
+namespace {
+
+// The keys of model.attention for one variant, from the registry's parameter specs.
+Schema attention_params_schema(const std::string& type) {
+  const auto& entry = nn::builtin_attention_registry().entry(type);
+  Schema s(entry.doc);
+  for (const auto& [name, spec] : entry.params) {
+    using T = nn::ParamSpec::Type;
+    Field* f = nullptr;
+    const bool has_default = spec.default_value.has_value();
+    switch (spec.type) {
+      case T::integer:
+        f = &s.add_int(name, has_default ? std::get<int64_t>(*spec.default_value) : 0, spec.doc);
+        break;
+      case T::real:
+        f = &s.add_double(name, has_default ? std::get<double>(*spec.default_value) : 0.0, spec.doc);
+        break;
+      case T::boolean:
+        f = &s.add_bool(name, has_default ? std::get<bool>(*spec.default_value) : false, spec.doc);
+        break;
+      case T::string:
+        if (!spec.choices.empty()) {
+          f = &s.add_enum(name, spec.choices, has_default ? std::get<std::string>(*spec.default_value) : spec.choices[0],
+                          spec.doc);
+        } else {
+          f = &s.add_string(name, has_default ? std::get<std::string>(*spec.default_value) : "", spec.doc);
+        }
+        break;
+    }
+    if (spec.type == T::integer || spec.type == T::real) {
+      if (std::isfinite(spec.min)) f->min(spec.min);
+      if (std::isfinite(spec.max)) f->max(spec.max);
+    }
+    if (!has_default) f->optional();
+  }
+  return s;
+}
+
+}  // namespace
+
+Schema experiment_schema() {
+  Schema top("a lintra training run");
+  top.add_string("experiment", "run", "run name: the run directory is runs/<experiment>/<timestamp>");
+  top.add_int("seed", 1, "one seed for every generator (init, dropout, hashing, shuffling)").min(0);
+  top.add_int("threads", 0, "threads for OpenMP and OpenBLAS (0: all cores)").min(0);
+
+  Schema data("the data set");
+  data.add_enum("name", {"copy", "mnist", "cifar10"}, "copy", "data set");
+  data.add_string("root", "", "data cache folder (empty: $LINTRA_DATA, else data/cache)");
+  data.add_int("train_size", 0, "training samples (0: the whole split; copy task: sequences generated)").min(0);
+  data.add_int("eval_size", 0, "evaluation samples (0: the whole split)").min(0);
+  data.add_int("max_length", 128, "copy task: sequence length").min(4);
+  data.add_int("batch_size", 64, "sequences per optimizer update (before gradient accumulation)").min(1);
+  data.add_int("eval_batch_size", 0, "sequences per evaluation batch (0: batch_size)").min(0);
+  data.add_int("prefetch", 2, "batches prepared ahead by a background thread (0: none)").min(0);
+  top.add_section("data", data, "what to train on");
+
+  Schema model("the network");
+  model.add_enum("type", {"copy"}, "copy", "model: copy (tokens → next token)");
+  model.add_int("layers", 4, "transformer layers").min(1);
+  model.add_int("heads", 8, "attention heads").min(1);
+  model.add_int("d_query", 32, "query/key/value width per head; d_model = heads · d_query").min(1);
+  model.add_int("d_ff", 0, "feed-forward width (0: 4 · d_model)").min(0);
+  model.add_double("dropout", 0.1, "dropout of the residual and feed-forward paths").range(0, 0.99);
+  model.add_enum("activation", {"relu", "gelu"}, "relu", "feed-forward activation");
+  model.add_enum("positional", {"concat", "add"}, "concat", "positional encoding: concatenated (the paper's code) or added");
+  model.add_bool("pre_norm", false, "pre-LayerNorm layers (the paper's code is post-LayerNorm)");
+  model.add_owned_section(
+      "attention", "the attention variant and its parameters",
+      variant_resolver("type", [] { return nn::builtin_attention_registry().names(); }, "softmax",
+                       "attention variant (a registry name)", attention_params_schema));
+  top.add_section("model", model, "the network");
+
+  Schema optim("the optimizer");
+  optim.add_enum("name", {"sgd", "adam", "radam"}, "radam", "optimizer (radam as the paper's code)");
+  optim.add_double("lr", 1e-3, "learning rate").greater_than(0);
+  optim.add_double("beta1", 0.9, "adam/radam β1").range(0, 0.999999);
+  optim.add_double("beta2", 0.999, "adam/radam β2").range(0, 0.999999);
+  optim.add_double("eps", 1e-8, "adam/radam ε").min(0);
+  optim.add_double("weight_decay", 0.01, "decoupled weight decay (p ← p − lr·wd·p)").min(0);
+  optim.add_double("max_grad_norm", 1.0, "per-tensor gradient-norm clipping inside the step (0: off)").min(0);
+  optim.add_double("momentum", 0.0, "sgd momentum").range(0, 1);
+  optim.add_double("global_clip", 0.0, "global gradient-norm clipping before the step (0: off)").min(0);
+  top.add_section("optim", optim, "the optimizer");
+
+  Schema sched("the learning-rate schedule");
+  sched.add_enum("name", {"constant", "step", "plateau"}, "constant", "schedule");
+  sched.add_list_int("milestones", {}, "step: updates after which lr is multiplied by factor").min(1);
+  sched.add_double("factor", 0.1, "step/plateau: multiplier").greater_than(0).max(1);
+  sched.add_int("patience", 2, "plateau: evaluations without improvement before a drop").min(0);
+  sched.add_double("threshold", 1e-3, "plateau: relative improvement that counts").min(0);
+  sched.add_int("warmup_steps", 0, "linear warm-up updates").min(0);
+  top.add_section("schedule", sched, "the learning-rate schedule");
+
+  Schema train("the training loop");
+  train.add_int("steps", 1000, "optimizer updates in total").min(1);
+  train.add_int("grad_accum", 1, "batches whose gradients are summed per update").min(1);
+  train.add_int("eval_every", 0, "evaluate every N updates (0: only at the end)").min(0);
+  train.add_int("eval_batches", 20, "batches per evaluation").min(1);
+  train.add_int("log_every", 50, "write a training metrics line every N updates").min(1);
+  train.add_int("checkpoint_every", 0, "checkpoint every N updates (0: only at the end)").min(0);
+  train.add_int("keep_last", 3, "newest checkpoints kept").min(1);
+  train.add_int("keep_every", 0, "also keep checkpoints at multiples of N updates (0: none)").min(0);
+  train.add_string("best_metric", "", "evaluation metric for best.h5, lower is better (empty: the model's)");
+  train.add_enum("nan_policy", {"error", "skip"}, "error", "a non-finite loss or gradient: stop, or skip the update");
+  train.add_int("max_nan_skips", 10, "skip: consecutive skipped updates before stopping").min(1);
+  top.add_section("train", train, "the training loop");
+  return top;
+}
+
+Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides) {
+  return load_config(experiment_schema(), files, overrides);
+}
+
+OptimizerOptions optimizer_options(const Config& cfg) {
+  Config o = cfg.section("optim");
+  OptimizerOptions r;
+  r.name = o.get_string("name");
+  r.lr = o.get_double("lr");
+  r.beta1 = o.get_double("beta1");
+  r.beta2 = o.get_double("beta2");
+  r.eps = o.get_double("eps");
+  r.weight_decay = o.get_double("weight_decay");
+  r.max_grad_norm = o.get_double("max_grad_norm");
+  r.momentum = o.get_double("momentum");
+  return r;
+}
+
+ScheduleOptions schedule_options(const Config& cfg) {
+  Config s = cfg.section("schedule");
+  ScheduleOptions r;
+  r.name = s.get_string("name");
+  r.base_lr = cfg.get_double("optim.lr");
+  r.milestones = s.get_list_int("milestones");
+  r.factor = s.get_double("factor");
+  r.patience = s.get_int("patience");
+  r.threshold = s.get_double("threshold");
+  r.warmup_steps = s.get_int("warmup_steps");
+  return r;
+}
+
+TrainOptions train_options(const Config& cfg) {
+  Config t = cfg.section("train");
+  TrainOptions r;
+  r.steps = t.get_int("steps");
+  r.grad_accum = t.get_int("grad_accum");
+  r.eval_every = t.get_int("eval_every");
+  r.eval_batches = t.get_int("eval_batches");
+  r.log_every = t.get_int("log_every");
+  r.checkpoint_every = t.get_int("checkpoint_every");
+  r.keep_last = t.get_int("keep_last");
+  r.keep_every = t.get_int("keep_every");
+  r.best_metric = t.get_string("best_metric");
+  r.nan_policy = t.get_string("nan_policy");
+  r.max_nan_skips = t.get_int("max_nan_skips");
+  r.global_clip = cfg.get_double("optim.global_clip");
+  return r;
+}
+
+std::pair<std::string, nn::ParamMap> attention_options(const Config& cfg) {
+  Config a = cfg.section("model.attention");
+  std::string type = a.has("type") ? a.get_string("type") : "softmax";
+  const auto& entry = nn::builtin_attention_registry().entry(type);
+  nn::ParamMap params;
+  for (const auto& [name, spec] : entry.params) {
+    if (!a.has(name)) continue;
+    using T = nn::ParamSpec::Type;
+    switch (spec.type) {
+      case T::integer: params[name] = a.get_int(name); break;
+      case T::real: params[name] = a.get_double(name); break;
+      case T::boolean: params[name] = a.get_bool(name); break;
+      case T::string: params[name] = a.get_string(name); break;
+    }
+  }
+  return {type, params};
+}
+
+}  // namespace lintra::train

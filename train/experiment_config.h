@@ -1,0 +1,46 @@
+// experiment_config.h — the schema of a training config (every key, its type, range and default;
+// configs/base.yaml is generated from it) and the typed views the trainer reads.
+//
+// Sections: top level (experiment, seed, threads), data, model (with model.attention validated
+// against the attention registry: its allowed keys depend on model.attention.type), optim,
+// schedule, train. A component validates its own section; unknown keys anywhere are errors with
+// file:line and a did-you-mean.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nn/attention/registry.h"
+#include "train/config.h"
+#include "train/optim/optimizer.h"
+#include "train/schedule.h"
+
+namespace lintra::train {
+
+Schema experiment_schema();
+
+// Loads files left to right, applies overrides, validates (train/config.h semantics).
+Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides);
+
+struct TrainOptions {
+  int64_t steps = 0;
+  int64_t grad_accum = 1;
+  int64_t eval_every = 0;     // 0: only at the end
+  int64_t eval_batches = 20;
+  int64_t log_every = 50;
+  int64_t checkpoint_every = 0;  // 0: only at the end
+  int64_t keep_last = 3;
+  int64_t keep_every = 0;
+  std::string best_metric;    // empty: the model's primary metric
+  std::string nan_policy = "error";
+  int64_t max_nan_skips = 10;
+  double global_clip = 0;     // global gradient-norm clipping (0: off)
+};
+
+OptimizerOptions optimizer_options(const Config& cfg);
+ScheduleOptions schedule_options(const Config& cfg);
+TrainOptions train_options(const Config& cfg);
+// model.attention → (type, parameters) for the registry.
+std::pair<std::string, nn::ParamMap> attention_options(const Config& cfg);
+
+}  // namespace lintra::train

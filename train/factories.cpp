@@ -1,0 +1,103 @@
+#include "train/factories.h"
+
+#include "data/cache.h"
+#include "data/cifar.h"
+#include "data/copy_task.h"
+#include "data/idx.h"
+#include "nn/models/copy_model.h"
+#include "train/experiment_config.h"
+
+namespace lintra::train {
+
+namespace {
+
+// A prefix of a data set (data.train_size / eval_size).
+class Prefix : public data::Dataset {
+ public:
+  Prefix(std::unique_ptr<data::Dataset> inner, int64_t n) : inner_(std::move(inner)), n_(n) {
+    LINTRA_CHECK(n_ <= inner_->size(), "data: asked for {} samples of {}, which has {}", n_, inner_->name(),
+                 inner_->size());
+  }
+  int64_t size() const override { return n_; }
+  data::Sample get(int64_t i) const override { return inner_->get(i); }
+  std::string name() const override { return fmt::format("{}[:{}]", inner_->name(), n_); }
+  int64_t length(int64_t i) const override { return inner_->length(i); }
+
+ private:
+  std::unique_ptr<data::Dataset> inner_;
+  int64_t n_;
+};
+
+std::unique_ptr<data::Dataset> limit(std::unique_ptr<data::Dataset> d, int64_t n) {
+  if (n <= 0 || n == d->size()) return d;
+  return std::make_unique<Prefix>(std::move(d), n);
+}
+
+}  // namespace
+
+DataSplits build_data(const Config& cfg) {
+  Config d = cfg.section("data");
+  const std::string name = d.get_string("name");
+  const uint64_t seed = uint64_t(cfg.get_int("seed"));
+  DataSplits s;
+  if (name == "copy") {
+    data::CopyTaskOptions o;
+    o.max_length = d.get_int("max_length");
+    o.size = d.get_int("train_size") > 0 ? d.get_int("train_size") : 100000;
+    o.seed = seed;
+    s.train = std::make_unique<data::CopyTaskDataset>(o);
+    o.size = d.get_int("eval_size") > 0 ? d.get_int("eval_size") : 1280;
+    o.seed = seed + 0x5eed;  // evaluation sequences are drawn apart from the training ones
+    s.eval = std::make_unique<data::CopyTaskDataset>(o);
+    return s;
+  }
+  auto root = data::data_root(d.get_string("root"));
+  if (name == "mnist") {
+    s.train = std::make_unique<data::MnistDataset>((root / "mnist").string(), "train");
+    s.eval = std::make_unique<data::MnistDataset>((root / "mnist").string(), "test");
+  } else if (name == "cifar10") {
+    s.train = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "train");
+    s.eval = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "test");
+  } else {
+    LINTRA_FAIL("data.name: unknown data set '{}'", name);
+  }
+  s.train = limit(std::move(s.train), d.get_int("train_size"));
+  s.eval = limit(std::move(s.eval), d.get_int("eval_size"));
+  return s;
+}
+
+std::shared_ptr<nn::Model> build_model(const Config& cfg) {
+  Config m = cfg.section("model");
+  const std::string type = m.get_string("type");
+  nn::TransformerOptions enc;
+  enc.n_layers = m.get_int("layers");
+  enc.n_heads = m.get_int("heads");
+  enc.d_model = enc.n_heads * m.get_int("d_query");
+  enc.d_ff = m.get_int("d_ff");
+  enc.dropout = m.get_double("dropout");
+  enc.activation = m.get_string("activation") == "gelu" ? nn::Activation::gelu : nn::Activation::relu;
+  enc.pre_norm = m.get_bool("pre_norm");
+  std::tie(enc.attention, enc.attention_params) = attention_options(cfg);
+  const uint64_t seed = uint64_t(cfg.get_int("seed"));
+  if (type == "copy") {
+    nn::TokenTransformerOptions o;
+    o.vocab = 11;
+    o.positional = nn::positional_mode_from_string(m.get_string("positional"));
+    o.encoder = enc;
+    return std::make_shared<nn::CopyModel>(o, seed);
+  }
+  LINTRA_FAIL("model.type: unknown model type '{}' (valid: copy)", type);
+}
+
+nn::ModelBatch to_model_batch(const data::Batch& b) {
+  nn::ModelBatch m;
+  m.inputs = b.inputs;
+  m.features = b.features;
+  m.lengths = b.lengths;
+  m.targets = b.targets;
+  m.target_lengths = b.target_lengths;
+  m.mask = b.mask;
+  return m;
+}
+
+}  // namespace lintra::train
