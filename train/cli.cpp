@@ -7,6 +7,9 @@
 #include "data/cache.h"
 #include "data/mnist_fetch.h"
 #include "train/bench_kernels.h"
+#include "train/commands.h"
+#include "train/experiment_config.h"
+#include "train/reproduce.h"
 #include "train/selfcheck.h"
 #include "train/trainer.h"
 
@@ -35,6 +38,39 @@ int run_cli(int argc, char** argv) {
   train->add_option("args", train_args, "CONFIG.yaml ... [key=value | +key=value ...]")->required();
   train->add_option("--run-dir", train_cmd.run_dir, "run directory (default: runs/<experiment>/<timestamp>)");
   train->add_flag("--print-config", train_cmd.print_config, "print the resolved config and exit");
+
+  train::EvalCommand eval_cmd;
+  auto* eval = app.add_subcommand("eval", "metrics of a checkpoint on its evaluation split (reads the config stored in it)\n"
+                                          "Example: lintra eval runs/copy/x/checkpoints/best.h5");
+  eval->add_option("checkpoint", eval_cmd.checkpoint, "a .h5 checkpoint")->required()->check(CLI::ExistingFile);
+  eval->add_option("--batches", eval_cmd.max_batches, "evaluate only this many batches (0: all)");
+
+  std::string ckpt_action;
+  std::vector<std::string> ckpt_paths;
+  auto* ckpt = app.add_subcommand("ckpt", "inspect checkpoints: info | ls | verify | diff\n"
+                                          "Examples: lintra ckpt info runs/x/checkpoints/step_100.h5\n"
+                                          "          lintra ckpt ls runs/x\n"
+                                          "          lintra ckpt verify runs/x/checkpoints/*.h5   (exit 1 if any is broken)\n"
+                                          "          lintra ckpt diff a.h5 b.h5                   (exit 1 if they differ)");
+  ckpt->add_option("action", ckpt_action, "info, ls, verify or diff")->required()->check(CLI::IsMember({"info", "ls", "verify", "diff"}));
+  ckpt->add_option("paths", ckpt_paths, "checkpoint files (ls: run directories too)")->required();
+
+  auto* config_cmd = app.add_subcommand("config", "print configs/base.yaml: every key with its default and a comment\n"
+                                                  "Example: lintra config base > configs/base.yaml");
+  std::string config_what;
+  config_cmd->add_option("what", config_what, "base")->required()->check(CLI::IsMember({"base"}));
+
+  train::ReproduceCommand rep;
+  auto* reproduce = app.add_subcommand(
+      "reproduce", "run the configs of one of the paper's tables and write paper-vs-lintra results\n"
+                   "(rows already complete in the output directory are read, not retrained)\n"
+                   "Example: lintra reproduce copy --scale cpu");
+  reproduce->add_option("table", rep.table, "copy | all")->required();
+  reproduce->add_option("--scale", rep.scale, "smoke | cpu | paper")->check(CLI::IsMember({"smoke", "cpu", "paper"}));
+  reproduce->add_option("--rows", rep.rows, "comma-separated subset of the table's rows");
+  reproduce->add_option("--runs-dir", rep.runs_dir, "where the rows' run directories go");
+  reproduce->add_option("--results-dir", rep.results_dir, "where <table>-<scale>.md goes");
+  reproduce->add_option("--configs-dir", rep.configs_dir, "the configs/ folder");
 
   auto* selfcheck = app.add_subcommand("selfcheck", "gradient check and a tiny training run whose loss must fall\n"
                                                     "Example: lintra selfcheck");
@@ -72,6 +108,13 @@ int run_cli(int argc, char** argv) {
     }
     return train::run_train(train_cmd);
   }
+  if (eval->parsed()) return train::run_eval(eval_cmd);
+  if (reproduce->parsed()) return train::run_reproduce(rep);
+  if (config_cmd->parsed()) {
+    fmt::print("{}", train::documented_base_config());
+    return 0;
+  }
+  if (ckpt->parsed()) return train::run_ckpt(ckpt_action, ckpt_paths);
   if (selfcheck->parsed()) {
     run_selfcheck();
   } else if (kernels->parsed()) {

@@ -212,7 +212,9 @@ Config parse_config(std::string_view yaml_text, const std::string& name) {
   return Config(std::move(tree));
 }
 
-Config read_config_file(const std::string& path) {
+namespace {
+
+Config read_one_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     throw Error(fmt::format("{}: cannot open config file: no such file", path));
@@ -226,6 +228,51 @@ Config read_config_file(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw Error(fmt::format("{}: cannot read config file: {}", path, std::strerror(errno)));
   return parse_config(text.str(), path);
+}
+
+// A top-level `include: [a.yaml, …]` (paths relative to the including file) merges those files
+// first, left to right, then the including file over them. The key itself is not kept.
+Config read_with_includes(const std::string& path, std::vector<std::string>& chain) {
+  std::error_code ec;
+  std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
+  for (const std::string& c : chain) {
+    if (c == canonical) {
+      throw Error(fmt::format("{}: include cycle: {} includes itself through {}", path, path, fmt::join(chain, " → ")));
+    }
+  }
+  Config file = read_one_file(path);
+  ConfigNode& root = file.mutable_node();
+  ConfigNode::Entry* inc = root.is_mapping() ? root.find_entry("include") : nullptr;
+  if (inc == nullptr) return file;
+  std::vector<const ConfigNode*> items;
+  if (inc->value.is_sequence()) {
+    for (const ConfigNode& n : inc->value.items) items.push_back(&n);
+  } else {
+    items.push_back(&inc->value);
+  }
+  chain.push_back(canonical);
+  ConfigNode merged = ConfigNode::mapping(root.origin);
+  for (const ConfigNode* n : items) {
+    if (!n->is_scalar() || n->scalar.empty()) {
+      throw Error(fmt::format("{}: include: expected a file name or a list of file names", n->origin.str()));
+    }
+    std::filesystem::path target = std::filesystem::path(path).parent_path() / n->scalar;
+    if (!std::filesystem::exists(target, ec)) {
+      throw Error(fmt::format("{}: include: cannot open {} (resolved to {})", n->origin.str(), n->scalar, target.string()));
+    }
+    merge_config(merged, read_with_includes(target.string(), chain).node());
+  }
+  chain.pop_back();
+  root.entries.erase(root.entries.begin() + (inc - root.entries.data()));
+  merge_config(merged, root);
+  return Config(std::move(merged), file.path());
+}
+
+}  // namespace
+
+Config read_config_file(const std::string& path) {
+  std::vector<std::string> chain;
+  return read_with_includes(path, chain);
 }
 
 // --- merging and overrides ------------------------------------------------------------------------

@@ -18,6 +18,8 @@
 namespace lintra::train {
 
 Schema experiment_schema();
+// configs/base.yaml: every key with its default and its one-line doc (a test keeps the file in sync).
+std::string documented_base_config();
 
 // Loads files left to right, applies overrides, validates (train/config.h semantics).
 Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides);

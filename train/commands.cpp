@@ -1,0 +1,105 @@
+#include "train/commands.h"
+
+#include <filesystem>
+
+#include "autograd/node.h"
+#include "data/loader.h"
+#include "train/experiment_config.h"
+#include "train/factories.h"
+
+namespace lintra::train {
+
+namespace fs = std::filesystem;
+
+Config config_from_checkpoint(const CheckpointData& c) {
+  LINTRA_CHECK(!c.config_yaml.empty(), "{}: the checkpoint holds no /config", c.source_path);
+  return validate_section(parse_config(c.config_yaml, c.source_path + ":/config"), experiment_schema());
+}
+
+void load_model_weights(nn::Model& model, const CheckpointData& c) {
+  std::vector<std::pair<std::string, TensorSpec>> expected;
+  for (const auto& [name, v] : model.named_parameters()) expected.push_back({name, {v.shape(), v.dtype()}});
+  CheckpointData model_only = c;
+  model_only.optimizer_slots.clear();
+  std::vector<std::string> problems = check_against(model_only, expected);
+  LINTRA_CHECK(problems.empty(), "{}: the checkpoint does not match the model ({} problems):\n  {}", c.source_path,
+               problems.size(), fmt::join(problems, "\n  "));
+  std::map<std::string, Tensor> by_name(c.model.begin(), c.model.end());
+  for (const auto& [name, v] : model.named_parameters()) {
+    Tensor t = v.data();
+    t.copy_(by_name.at(name));
+  }
+}
+
+int run_eval(const EvalCommand& cmd) {
+  CheckpointData c = load_checkpoint(cmd.checkpoint);
+  Config cfg = config_from_checkpoint(c);
+  std::shared_ptr<nn::Model> model = build_model(cfg);
+  load_model_weights(*model, c);
+  DataSplits splits = build_data(cfg);
+  NoGradGuard no_grad;
+  model->eval();
+  data::LoaderOptions lo;
+  const int64_t bs = cfg.get_int("data.eval_batch_size") > 0 ? cfg.get_int("data.eval_batch_size") : cfg.get_int("data.batch_size");
+  lo.batch_size = std::min(bs, splits.eval->size());
+  lo.shuffle = false;
+  lo.prefetch = 0;
+  data::DataLoader loader(*splits.eval, lo);
+  int64_t n = loader.batches_per_epoch();
+  if (cmd.max_batches > 0) n = std::min(n, cmd.max_batches);
+  nn::MetricSums sums;
+  for (int64_t b = 0; b < n; ++b) nn::accumulate_sums(sums, model->loss(to_model_batch(loader.next())).sums);
+  fmt::print("{} (step {}), {} on {} batches of {}:\n", cmd.checkpoint, c.global_step, splits.eval->name(), n,
+             lo.batch_size);
+  for (const auto& [k, v] : model->summarize(sums)) fmt::print("  {:<14} {:.6f}\n", k, v);
+  return 0;
+}
+
+int run_ckpt(const std::string& action, const std::vector<std::string>& paths) {
+  if (action == "info") {
+    for (const auto& p : paths) fmt::print("{}\n", describe_checkpoint(p));
+    return 0;
+  }
+  if (action == "ls") {
+    for (const auto& p : paths) {
+      std::vector<std::string> files;
+      if (fs::is_directory(p)) {
+        fs::path dir = fs::exists(fs::path(p) / "checkpoints") ? fs::path(p) / "checkpoints" : fs::path(p);
+        for (const auto& e : fs::directory_iterator(dir))
+          if (e.path().extension() == ".h5") files.push_back(e.path().string());
+        std::sort(files.begin(), files.end());
+      } else {
+        files.push_back(p);
+      }
+      for (const auto& f : files) {
+        VerifyReport r = verify_checkpoint(f);
+        fmt::print("{:<50} step {:>8}  {:>10} bytes  {}\n", f, r.global_step, fs::file_size(f), r.ok ? "ok" : "BROKEN");
+      }
+    }
+    return 0;
+  }
+  if (action == "verify") {
+    int bad = 0;
+    for (const auto& p : paths) {
+      VerifyReport r = verify_checkpoint(p);
+      if (r.ok) {
+        fmt::print("{}: ok ({} datasets, {} bytes checked)\n", p, r.datasets_checked, r.bytes_checked);
+      } else {
+        ++bad;
+        fmt::print("{}: BROKEN\n  {}\n", p, fmt::join(r.problems, "\n  "));
+      }
+    }
+    return bad == 0 ? 0 : 1;
+  }
+  if (action == "diff") {
+    LINTRA_CHECK(paths.size() == 2, "ckpt diff: give exactly two checkpoints, got {}", paths.size());
+    auto d = diff_checkpoints(paths[0], paths[1]);
+    fmt::print("{}", format_diff(d));
+    for (const auto& t : d)
+      if (t.kind != TensorDiff::Kind::same) return 1;
+    return 0;
+  }
+  LINTRA_FAIL("ckpt: unknown action '{}' (valid: info, ls, verify, diff)", action);
+}
+
+}  // namespace lintra::train

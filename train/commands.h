@@ -1,0 +1,28 @@
+// commands.h — the `lintra` subcommands that read checkpoints: eval, sample, ckpt info|ls|verify|diff.
+// They need no YAML: the resolved config is stored in every checkpoint (/config).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nn/models/model.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+
+namespace lintra::train {
+
+// The config stored in a checkpoint, validated against the current schema.
+Config config_from_checkpoint(const CheckpointData& c);
+// Copies a checkpoint's /model tensors into the model's parameters; throws listing every mismatch.
+void load_model_weights(nn::Model& model, const CheckpointData& c);
+
+struct EvalCommand {
+  std::string checkpoint;
+  int64_t max_batches = 0;  // 0: the whole evaluation split
+};
+int run_eval(const EvalCommand& cmd);
+
+// ckpt info|ls|verify|diff. Returns the exit status: verify gives 1 when any file fails.
+int run_ckpt(const std::string& action, const std::vector<std::string>& paths);
+
+}  // namespace lintra::train

@@ -1,0 +1,208 @@
+#include "train/reproduce.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/threading.h"
+#include "train/bench_timer.h"
+#include "train/run_dir.h"
+#include "train/trainer.h"
+
+namespace lintra::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RowResult {
+  std::string row;
+  std::string command;
+  bool present = false;
+  std::map<std::string, double> last_train, last_eval;
+  double wall_time = 0;
+  int64_t steps = 0;
+  double items_per_s = 0;
+};
+
+struct TableSpec {
+  std::string name;
+  std::string title;
+  std::vector<std::string> rows;
+  std::map<std::string, std::string> paper;  // row → what the paper reports
+  std::string paper_note;
+};
+
+const std::vector<TableSpec>& tables() {
+  static const std::vector<TableSpec> t = {
+      {"copy",
+       "Copy task (Figure 2): training loss and copy accuracy",
+       {"softmax", "linear", "lsh-4"},
+       {{"softmax", "converges (reference)"},
+        {"linear", "reaches the same loss as softmax"},
+        {"lsh-4", "converges to a higher loss than linear"}},
+       "The paper plots the training loss (Figure 2) and gives no numbers: lintra's numbers stand beside the "
+       "paper's qualitative finding for each row."},
+  };
+  return t;
+}
+
+const TableSpec& table_spec(const std::string& name) {
+  for (const auto& t : tables())
+    if (t.name == name) return t;
+  std::vector<std::string> names;
+  for (const auto& t : tables()) names.push_back(t.name);
+  LINTRA_FAIL("reproduce: unknown table '{}' (available: {}, all)", name, fmt::join(names, ", "));
+}
+
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+RowResult read_row(const std::string& row, const std::string& run_dir, const std::string& command) {
+  RowResult r;
+  r.row = row;
+  r.command = command;
+  std::ifstream in(fs::path(run_dir) / "metrics.jsonl");
+  std::string line;
+  double rate_sum = 0;
+  int64_t rate_n = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    std::map<std::string, double> m;
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.value().is_number()) m[it.key()] = it.value().get<double>();
+    const std::string split = j.value("split", "");
+    if (split == "train") {
+      r.last_train = m;
+      if (m.count("items_per_s")) rate_sum += m["items_per_s"], ++rate_n;
+    } else if (split == "eval") {
+      r.last_eval = m;
+    }
+    if (m.count("wall_time")) r.wall_time = std::max(r.wall_time, m["wall_time"]);
+    if (m.count("step")) r.steps = std::max<int64_t>(r.steps, int64_t(m["step"]));
+  }
+  r.present = !r.last_train.empty();
+  r.items_per_s = rate_n ? rate_sum / double(rate_n) : 0;
+  return r;
+}
+
+std::string fmt_metric(const std::map<std::string, double>& m, const char* key, const char* f = "{:.4f}") {
+  auto it = m.find(key);
+  return it == m.end() ? "—" : fmt::format(fmt::runtime(f), it->second);
+}
+
+// The paper's qualitative finding for the copy task, checked on the final evaluation losses.
+std::string copy_findings(const std::map<std::string, RowResult>& rows) {
+  auto loss = [&](const std::string& r) {
+    auto it = rows.find(r);
+    return it != rows.end() && it->second.last_eval.count("loss") ? it->second.last_eval.at("loss") : NAN;
+  };
+  double s = loss("softmax"), l = loss("linear"), h = loss("lsh-4");
+  std::string out;
+  if (std::isfinite(s) && std::isfinite(l)) {
+    // "Reaches the loss of softmax": within 0.05 nats or 50% of softmax's (both are near zero when
+    // the copy is learned; the absolute band covers that).
+    bool ok = l <= s * 1.5 || l - s <= 0.05;
+    out += fmt::format("- linear reaches the loss of softmax: {} (final eval loss {:.4f} against {:.4f}).\n",
+                       ok ? "**holds**" : "**does not hold**", l, s);
+  }
+  if (std::isfinite(h) && std::isfinite(l) && std::isfinite(s)) {
+    bool ok = h > l && h > s;
+    out += fmt::format("- lsh-4 lags behind both: {} (final eval loss {:.4f}).\n", ok ? "**holds**" : "**does not hold**", h);
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_reproduce(const ReproduceCommand& cmd) {
+  if (cmd.table == "all") {
+    for (const auto& t : tables()) {
+      ReproduceCommand c = cmd;
+      c.table = t.name;
+      int rc = run_reproduce(c);
+      if (rc != 0) return rc;
+    }
+    return 0;
+  }
+  const TableSpec& spec = table_spec(cmd.table);
+  LINTRA_CHECK(cmd.scale == "smoke" || cmd.scale == "cpu" || cmd.scale == "paper",
+               "reproduce: unknown scale '{}' (valid: smoke, cpu, paper)", cmd.scale);
+  std::vector<std::string> rows = spec.rows;
+  if (!cmd.rows.empty()) {
+    rows.clear();
+    std::stringstream ss(cmd.rows);
+    std::string r;
+    while (std::getline(ss, r, ',')) {
+      LINTRA_CHECK(std::find(spec.rows.begin(), spec.rows.end(), r) != spec.rows.end(),
+                   "reproduce: table '{}' has no row '{}' (rows: {})", spec.name, r, fmt::join(spec.rows, ", "));
+      rows.push_back(r);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::map<std::string, RowResult> results;
+  for (const std::string& row : rows) {
+    const std::string config = fmt::format("{}/{}/{}/{}.yaml", cmd.configs_dir, spec.name, cmd.scale, row);
+    const std::string run_dir = fmt::format("{}/{}-{}/{}", cmd.runs_dir, spec.name, cmd.scale, row);
+    const std::string command = fmt::format("lintra train {} --run-dir {}", config, run_dir);
+    fmt::print(stderr, "\n== {} {} row '{}': {}\n", spec.name, cmd.scale, row, command);
+    TrainCommand tc;
+    tc.configs = {config};
+    tc.run_dir = run_dir;
+    int rc = run_train(tc);
+    if (rc != 0) return rc;  // interrupted: the rows done so far resume next time
+    results[row] = read_row(row, run_dir, command);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // --- the results file ------------------------------------------------------------------------
+  std::string md;
+  md += fmt::format("# {} — scale `{}`\n\n", spec.title, cmd.scale);
+  md += fmt::format("Produced by `lintra reproduce {} --scale {}{}`; numbers are read from each row's "
+                    "metrics.jsonl and never edited by hand. {}\n\n",
+                    spec.name, cmd.scale, cmd.rows.empty() ? "" : fmt::format(" --rows {}", cmd.rows), spec.paper_note);
+  md += "| row | paper | final train loss | eval loss | eval accuracy | updates | sequences/s | train time (s) |\n";
+  md += "|---|---|---|---|---|---|---|---|\n";
+  for (const std::string& row : rows) {
+    const RowResult& r = results[row];
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} | {:.0f} |\n", row, spec.paper.at(row),
+                      fmt_metric(r.last_train, "loss"), fmt_metric(r.last_eval, "loss"),
+                      fmt_metric(r.last_eval, "accuracy", "{:.4f}"), r.steps, r.items_per_s, r.wall_time);
+  }
+  md += "\n## The paper's findings at this scale\n\n";
+  if (spec.name == "copy") md += copy_findings(results);
+  md += "\n## Commands\n\n```\n";
+  for (const std::string& row : rows) md += results[row].command + "\n";
+  md += "```\n\n## Machine\n\n";
+  std::string rev = shell_output("git rev-parse --short HEAD 2>/dev/null");
+  std::string dirty = shell_output("git status --porcelain --untracked-files=no 2>/dev/null");
+  md += fmt::format("- CPU: {} ({} threads)\n- build: {} (lintra {})\n- git revision: {}{}\n- wall time of this "
+                    "command: {:.0f} s (rows already complete are read, not retrained)\n- date: {}\n",
+                    bench::cpu_model(), num_threads(), LINTRA_BUILD_TYPE, LINTRA_VERSION, rev.empty() ? "unknown" : rev,
+                    dirty.empty() ? "" : " (with uncommitted changes)", wall, utc_timestamp());
+  fs::create_directories(cmd.results_dir);
+  const std::string out = fmt::format("{}/{}-{}.md", cmd.results_dir, spec.name, cmd.scale);
+  std::ofstream f(out);
+  f << md;
+  LINTRA_CHECK(f.good(), "reproduce: cannot write {}", out);
+  fmt::print("\n{}\nwrote {}\n", md, out);
+  return 0;
+}
+
+}  // namespace lintra::train
