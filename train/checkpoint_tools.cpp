@@ -1,5 +1,5 @@
-// checkpoint_tools.cpp — around single checkpoint files: atomic small files, the run directory's
-// CheckpointManager, and describe/diff for `lintra ckpt`.
+// checkpoint_tools.cpp — around single checkpoint files: check_against a model, atomic small files,
+// the run directory's CheckpointManager, and describe/diff for `lintra ckpt`.
 #include <fcntl.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -21,6 +21,46 @@
 namespace lintra {
 
 namespace fs = std::filesystem;
+
+// --- checking against a model ----------------------------------------------------------------------
+
+std::vector<std::string> check_against(const CheckpointData& data,
+                                       const std::vector<std::pair<std::string, TensorSpec>>& expected) {
+  std::string prefix = data.source_path.empty() ? "" : data.source_path + ": ";
+  std::map<std::string, TensorSpec> want(expected.begin(), expected.end());
+  std::vector<std::string> out;
+  auto compare = [&](const std::string& what, const NamedTensors& tree, bool report_missing) {
+    std::map<std::string, const Tensor*> have;
+    for (const auto& [name, t] : tree) have[name] = &t;
+    if (report_missing) {
+      for (const auto& [name, spec] : expected) {
+        if (!have.count(name)) {
+          out.push_back(fmt::format("{}{} {}: missing from the checkpoint (the model has {}{})", prefix, what, name,
+                                    spec.dtype, shape_str(spec.shape)));
+        }
+      }
+    }
+    for (const auto& [name, t] : tree) {
+      auto it = want.find(name);
+      if (it == want.end()) {
+        out.push_back(fmt::format("{}{} {}: in the checkpoint ({}) but not in the model", prefix, what, name,
+                                  t.describe()));
+        continue;
+      }
+      if (t.shape() != it->second.shape) {
+        out.push_back(fmt::format("{}{} {}: shape {} in the checkpoint, {} in the model", prefix, what, name,
+                                  shape_str(t.shape()), shape_str(it->second.shape)));
+      }
+      if (t.dtype() != it->second.dtype) {
+        out.push_back(fmt::format("{}{} {}: dtype {} in the checkpoint, {} in the model", prefix, what, name,
+                                  t.dtype(), it->second.dtype));
+      }
+    }
+  };
+  compare("model tensor", data.model, true);
+  for (const auto& [slot, tree] : data.optimizer_slots) compare("optimizer slot " + slot + " tensor", tree, false);
+  return out;
+}
 
 // --- durable small files ---------------------------------------------------------------------------
 

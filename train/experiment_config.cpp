@@ -64,7 +64,8 @@ Schema experiment_schema() {
   top.add_section("data", data, "what to train on");
 
   Schema model("the network");
-  model.add_enum("type", {"copy"}, "copy", "model: copy (tokens → next token)");
+  model.add_enum("type", {"copy", "image"}, "copy",
+                 "model: copy (tokens → next token, 11 symbols) or image (pixels → mixture of logistics)");
   model.add_int("layers", 4, "transformer layers").min(1);
   model.add_int("heads", 8, "attention heads").min(1);
   model.add_int("d_query", 32, "query/key/value width per head; d_model = heads · d_query").min(1);
@@ -73,6 +74,7 @@ Schema experiment_schema() {
   model.add_enum("activation", {"relu", "gelu"}, "relu", "feed-forward activation");
   model.add_enum("positional", {"concat", "add"}, "concat", "positional encoding: concatenated (the paper's code) or added");
   model.add_bool("pre_norm", false, "pre-LayerNorm layers (the paper's code is post-LayerNorm)");
+  model.add_int("mixtures", 10, "image: logistic mixture components per sub-pixel").min(1);
   model.add_owned_section(
       "attention", "the attention variant and its parameters",
       variant_resolver("type", [] { return nn::builtin_attention_registry().names(); }, "softmax",

@@ -5,6 +5,7 @@
 #include "data/copy_task.h"
 #include "data/idx.h"
 #include "nn/models/copy_model.h"
+#include "nn/models/image_model.h"
 #include "train/experiment_config.h"
 
 namespace lintra::train {
@@ -86,7 +87,14 @@ std::shared_ptr<nn::Model> build_model(const Config& cfg) {
     o.encoder = enc;
     return std::make_shared<nn::CopyModel>(o, seed);
   }
-  LINTRA_FAIL("model.type: unknown model type '{}' (valid: copy)", type);
+  if (type == "image") {
+    nn::TokenTransformerOptions o;
+    o.vocab = 256;
+    o.positional = nn::positional_mode_from_string(m.get_string("positional"));
+    o.encoder = enc;
+    return std::make_shared<nn::ImageModel>(o, seed, m.get_int("mixtures"));
+  }
+  LINTRA_FAIL("model.type: unknown model type '{}' (valid: copy, image)", type);
 }
 
 nn::ModelBatch to_model_batch(const data::Batch& b) {

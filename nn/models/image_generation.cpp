@@ -1,0 +1,93 @@
+#include "nn/models/image_generation.h"
+
+#include <vector>
+
+#include "autograd/node.h"
+
+namespace lintra::nn {
+
+namespace {
+
+// Eval mode and no autograd for the duration of a generation; the previous mode is restored.
+class GenerationScope {
+ public:
+  explicit GenerationScope(ImageModel& model) : model_(model), was_training_(model.is_training()) { model_.eval(); }
+  ~GenerationScope() { model_.train(was_training_); }
+  GenerationScope(const GenerationScope&) = delete;
+  GenerationScope& operator=(const GenerationScope&) = delete;
+
+ private:
+  ImageModel& model_;
+  bool was_training_;
+  NoGradGuard no_grad_;
+};
+
+// The pixel buffer (n, length), row-major on the host, with the prefix (or a zero first pixel)
+// written in; returns the number of fixed leading pixels.
+int64_t start_buffer(std::vector<int64_t>& buf, int64_t n, int64_t length, const Tensor& prefix, const char* what) {
+  LINTRA_CHECK(n >= 1, "{}: the number of images must be positive, got {}", what, n);
+  LINTRA_CHECK(length >= 1, "{}: the image length must be positive, got {}", what, length);
+  buf.assign(size_t(n * length), 0);
+  if (!prefix.defined()) return 1;  // pixel 0 = 0, the paper's zero-initialised buffer
+  LINTRA_CHECK(prefix.dim() == 2 && prefix.dtype() == DType::i64 && prefix.size(0) == n && prefix.size(1) >= 1 &&
+                   prefix.size(1) <= length,
+               "{}: prefix must be int64 (n={}, p) with 1 <= p <= length={}, got {}", what, n, length,
+               prefix.describe());
+  check_pixel_values(prefix, ImageModel::kLevels, what);
+  const int64_t p = prefix.size(1);
+  const std::vector<int64_t> given = prefix.contiguous().to_vector<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t t = 0; t < p; ++t) buf[size_t(i * length + t)] = given[size_t(i * p + t)];
+  return p;
+}
+
+// Column t of the buffer as an int64 (n) tensor.
+Tensor column(const std::vector<int64_t>& buf, int64_t n, int64_t length, int64_t t) {
+  std::vector<int64_t> c(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) c[size_t(i)] = buf[size_t(i * length + t)];
+  return Tensor::from_vector(c, {n});
+}
+
+void write_column(std::vector<int64_t>& buf, int64_t n, int64_t length, int64_t t, const Tensor& values) {
+  const std::vector<int64_t> v = values.to_vector<int64_t>();
+  for (int64_t i = 0; i < n; ++i) buf[size_t(i * length + t)] = v[size_t(i)];
+}
+
+}  // namespace
+
+Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix) {
+  constexpr const char* what = "generate_recurrent";
+  LINTRA_CHECK(model.has_recurrent(),
+               "{}: the model's attention has no recurrent form; use generate_recompute (the paper's protocol for "
+               "softmax without a cache and for reformer)",
+               what);
+  std::vector<int64_t> buf;
+  const int64_t fixed = start_buffer(buf, n, length, prefix, what);
+  GenerationScope scope(model);
+  std::vector<RecurrentState> states = model.initial_state();
+  // Feeding pixel t gives the distribution of pixel t + 1; the last pixel is never fed.
+  for (int64_t t = 0; t + 1 < length; ++t) {
+    Var out = model.step(column(buf, n, length, t), t, states);  // (n, 3K)
+    if (t + 1 >= fixed) write_column(buf, n, length, t + 1, sample_mol(out.data(), gen, ImageModel::kLevels));
+  }
+  return Tensor::from_vector(buf, {n, length});
+}
+
+Tensor generate_recompute(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix) {
+  constexpr const char* what = "generate_recompute";
+  std::vector<int64_t> buf;
+  const int64_t fixed = start_buffer(buf, n, length, prefix, what);
+  GenerationScope scope(model);
+  for (int64_t t = fixed; t < length; ++t) {
+    // The whole prefix 0 … t − 1 through the batch model; its last row predicts pixel t.
+    std::vector<int64_t> head(size_t(n * t));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < t; ++j) head[size_t(i * t + j)] = buf[size_t(i * length + j)];
+    Var params = model.mixture_params(Tensor::from_vector(head, {n, t}));  // (n, t, 3K)
+    Tensor last = params.data().select(1, t - 1);                          // (n, 3K)
+    write_column(buf, n, length, t, sample_mol(last, gen, ImageModel::kLevels));
+  }
+  return Tensor::from_vector(buf, {n, length});
+}
+
+}  // namespace lintra::nn
