@@ -29,6 +29,14 @@ int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op) {
   return d;
 }
 
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op) {
+  const int64_t ndim = int64_t(shape.size());
+  int64_t d = dim < 0 ? dim + ndim : dim;
+  LINTRA_CHECK(d >= 0 && d < ndim, "{}: dim {} out of range for a tensor of shape {} (valid: {} … {})", op, dim,
+               shape_str(shape), -ndim, ndim - 1);
+  return d;
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   size_t n = std::max(a.size(), b.size());
   Shape out(n);

@@ -21,6 +21,8 @@ std::string shape_str(const Shape& shape);  // "[2, 3]"
 
 // Wraps a possibly negative dim into [0, ndim); throws naming `op` when out of range.
 int64_t normalize_dim(int64_t dim, int64_t ndim, const char* op);
+// Same for a dim of a tensor of `shape`; the error names the shape too.
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op);
 
 // The broadcast shape of a and b; throws naming `op` and both shapes when they do not broadcast.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);

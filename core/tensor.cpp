@@ -65,10 +65,11 @@ Tensor Tensor::normal(const Shape& shape, Generator& gen, double mean, double st
 
 // --- metadata ------------------------------------------------------------------------------------
 
-int64_t Tensor::size(int64_t d) const { return shape_[size_t(normalize_dim(d, dim(), "size"))]; }
-int64_t Tensor::stride(int64_t d) const { return strides_[size_t(normalize_dim(d, dim(), "stride"))]; }
+int64_t Tensor::size(int64_t d) const { return shape_[size_t(normalize_dim(d, shape_, "size"))]; }
+int64_t Tensor::stride(int64_t d) const { return strides_[size_t(normalize_dim(d, shape_, "stride"))]; }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // no element to misplace (as PyTorch)
   int64_t expected = 1;
   for (size_t i = shape_.size(); i-- > 0;) {
     if (shape_[i] == 1) continue;
@@ -182,7 +183,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
   Strides strides(dims.size());
   std::vector<bool> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t d = normalize_dim(dims[i], dim(), "permute");
+    int64_t d = normalize_dim(dims[i], shape_, "permute");
     LINTRA_CHECK(!seen[size_t(d)], "permute: dim {} repeated in [{}]", d, fmt::join(dims, ", "));
     seen[size_t(d)] = true;
     shape[i] = shape_[size_t(d)];
@@ -192,8 +193,8 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  d0 = normalize_dim(d0, dim(), "transpose");
-  d1 = normalize_dim(d1, dim(), "transpose");
+  d0 = normalize_dim(d0, shape_, "transpose");
+  d1 = normalize_dim(d1, shape_, "transpose");
   Shape shape = shape_;
   Strides strides = strides_;
   std::swap(shape[size_t(d0)], shape[size_t(d1)]);
@@ -202,7 +203,7 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
-  d = normalize_dim(d, dim(), "squeeze");
+  d = normalize_dim(d, shape_, "squeeze");
   LINTRA_CHECK(shape_[size_t(d)] == 1, "squeeze: dim {} of {} has size {}, not 1", d, shape_str(shape_),
                shape_[size_t(d)]);
   Shape shape = shape_;
@@ -246,7 +247,7 @@ Tensor Tensor::expand(const Shape& requested) const {
 }
 
 Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step) const {
-  d = normalize_dim(d, dim(), "slice");
+  d = normalize_dim(d, shape_, "slice");
   LINTRA_CHECK(step > 0, "slice: step must be positive, got {}", step);
   int64_t n = shape_[size_t(d)];
   if (start < 0) start += n;
@@ -261,7 +262,7 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step) const 
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
-  d = normalize_dim(d, dim(), "narrow");
+  d = normalize_dim(d, shape_, "narrow");
   int64_t n = shape_[size_t(d)];
   LINTRA_CHECK(start >= 0 && length >= 0 && start + length <= n,
                "narrow: [{}, {}) is out of range for dim {} of size {} (shape {})", start, start + length, d, n,
@@ -270,7 +271,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
-  d = normalize_dim(d, dim(), "select");
+  d = normalize_dim(d, shape_, "select");
   int64_t n = shape_[size_t(d)];
   LINTRA_CHECK(index >= -n && index < n, "select: index {} out of range for dim {} of size {}", index, d, n);
   if (index < 0) index += n;

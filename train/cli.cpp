@@ -45,6 +45,16 @@ int run_cli(int argc, char** argv) {
   eval->add_option("checkpoint", eval_cmd.checkpoint, "a .h5 checkpoint")->required()->check(CLI::ExistingFile);
   eval->add_option("--batches", eval_cmd.max_batches, "evaluate only this many batches (0: all)");
 
+  train::SampleCommand sample_cmd;
+  auto* sample = app.add_subcommand("sample", "generate images from a checkpoint into a PNG grid (recurrent form where\n"
+                                              "the attention has one, else recomputing the prefix per pixel)\n"
+                                              "Example: lintra sample runs/mnist/x/checkpoints/best.h5 -n 16 --out grid.png");
+  sample->add_option("checkpoint", sample_cmd.checkpoint, "a .h5 checkpoint of an image model")->required()->check(CLI::ExistingFile);
+  sample->add_option("-n", sample_cmd.n, "images")->check(CLI::Range(1, 10000));
+  sample->add_option("--out", sample_cmd.out, "PNG file (default: <run>/samples/step_<N>.png)");
+  sample->add_option("--seed", sample_cmd.seed, "sampling seed");
+  sample->add_option("--mode", sample_cmd.mode, "auto | recurrent | recompute")->check(CLI::IsMember({"auto", "recurrent", "recompute"}));
+
   std::string ckpt_action;
   std::vector<std::string> ckpt_paths;
   auto* ckpt = app.add_subcommand("ckpt", "inspect checkpoints: info | ls | verify | diff\n"
@@ -115,6 +125,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (ckpt->parsed()) return train::run_ckpt(ckpt_action, ckpt_paths);
+  if (sample->parsed()) return train::run_sample(sample_cmd);
   if (selfcheck->parsed()) {
     run_selfcheck();
   } else if (kernels->parsed()) {

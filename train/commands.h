@@ -22,6 +22,17 @@ struct EvalCommand {
 };
 int run_eval(const EvalCommand& cmd);
 
+struct SampleCommand {
+  std::string checkpoint;
+  int64_t n = 16;
+  std::string out;           // PNG path (default: <run dir>/samples/step_<N>.png next to the checkpoint)
+  uint64_t seed = 0;
+  std::string mode = "auto";  // auto | recurrent | recompute
+};
+// Generates n images pixel by pixel (the recurrent form where the attention has one, else the
+// prefix recomputed for every pixel, as the paper's protocol) and writes a PNG grid.
+int run_sample(const SampleCommand& cmd);
+
 // ckpt info|ls|verify|diff. Returns the exit status: verify gives 1 when any file fails.
 int run_ckpt(const std::string& action, const std::vector<std::string>& paths);
 

@@ -9,8 +9,9 @@ namespace lintra {
 Var matmul(const Var& a_in, const Var& b_in) {
   LINTRA_CHECK(a_in.dim() >= 1 && b_in.dim() >= 1, "matmul: operands must have at least 1 dim, got {} and {}",
                shape_str(a_in.shape()), shape_str(b_in.shape()));
-  if (a_in.dim() == 1) return squeeze(matmul(unsqueeze(a_in, 0), b_in), -2);
+  // 1-d operands: b first, so that a 1-d·1-d product squeezes [1, 1] → [1] → [] (a's dim last).
   if (b_in.dim() == 1) return squeeze(matmul(a_in, unsqueeze(b_in, 1)), -1);
+  if (a_in.dim() == 1) return squeeze(matmul(unsqueeze(a_in, 0), b_in), -2);
   Shape as = a_in.shape(), bs = b_in.shape();
   Tensor out = ops::matmul(a_in.data(), b_in.data());
   return make_result(out, "matmul", {a_in, b_in}, {a_in.data(), b_in.data()},

@@ -11,7 +11,7 @@ Tensor expand_back(const Tensor& g, const Shape& xshape, const Dims& dims, bool 
   if (dims.empty()) {
     for (int64_t d = 0; d < int64_t(xshape.size()); ++d) nd.push_back(d);
   } else {
-    for (int64_t d : dims) nd.push_back(normalize_dim(d, int64_t(xshape.size()), "sum"));
+    for (int64_t d : dims) nd.push_back(normalize_dim(d, xshape, "sum"));
   }
   for (int64_t d : nd) kshape[size_t(d)] = 1;
   Tensor gk = keepdim ? g : g.reshape(kshape);
@@ -33,7 +33,7 @@ Var mean(const Var& x, const Dims& dims, bool keepdim) {
   if (dims.empty()) {
     count = x.numel();
   } else {
-    for (int64_t d : dims) count *= x.shape()[size_t(normalize_dim(d, x.dim(), "mean"))];
+    for (int64_t d : dims) count *= x.shape()[size_t(normalize_dim(d, x.shape(), "mean"))];
   }
   return mul(sum(x, dims, keepdim), 1.0 / double(count));
 }
@@ -65,7 +65,7 @@ Var logsumexp(const Var& x, const Dims& dims, bool keepdim) {
   if (dims.empty()) {
     kshape.assign(xs.size(), 1);
   } else {
-    for (int64_t d : dims) kshape[size_t(normalize_dim(d, x.dim(), "logsumexp"))] = 1;
+    for (int64_t d : dims) kshape[size_t(normalize_dim(d, x.shape(), "logsumexp"))] = 1;
   }
   Tensor out_k = out.reshape(kshape);
   return make_result(out, "logsumexp", {x}, {x.data(), out_k},

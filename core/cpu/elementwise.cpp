@@ -137,7 +137,7 @@ void unary(UnaryOp op, const Tensor& x, Tensor& out, double a, double b) {
         default: break;
       }
       [[fallthrough]];
-    default: LINTRA_FAIL("unary op {}: not defined for {} tensors", int(op), out.dtype());
+    default: LINTRA_FAIL("{}: not defined for {} tensors", op_name(op), out.dtype());
   }
 }
 
@@ -211,7 +211,7 @@ void arith(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
       default: break;
     }
   }
-  LINTRA_FAIL("binary op {}: not defined for {} tensors", int(op), out.dtype());
+  LINTRA_FAIL("{}: not defined for {} tensors", op_name(op), out.dtype());
 }
 
 }  // namespace

@@ -74,8 +74,18 @@ void softmax_backward_rows(const T* y, const T* dy, T* dx, int64_t rows, int64_t
 void softmax_forward(const Tensor& x, bool log, Tensor& out) {
   const int64_t D = x.dim() == 0 ? 1 : x.shape().back();
   const int64_t rows = D == 0 ? 0 : x.numel() / D;
-  // x is either contiguous or a set of contiguous rows with a uniform row stride (ops.cpp).
-  const int64_t xrow = x.dim() >= 2 ? x.strides()[size_t(x.dim() - 2)] : D;
+  // x is either contiguous or a set of contiguous rows with a uniform row stride (ops.cpp). The row
+  // stride is D when x is contiguous (a size-1 dim's stride is arbitrary and says nothing), else the
+  // stride of the innermost other dim of size > 1.
+  int64_t xrow = D;
+  if (!x.is_contiguous()) {
+    for (int64_t d = x.dim() - 2; d >= 0; --d) {
+      if (x.shape()[size_t(d)] > 1) {
+        xrow = x.strides()[size_t(d)];
+        break;
+      }
+    }
+  }
   dispatch_float(x.dtype(), "softmax", [&]<typename scalar_t>() {
     softmax_rows<scalar_t>(static_cast<const scalar_t*>(x.raw_data()), xrow, static_cast<scalar_t*>(out.raw_data()),
                            rows, D, log);

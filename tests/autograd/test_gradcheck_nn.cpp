@@ -1,0 +1,106 @@
+// test_gradcheck_nn.cpp — invariant: the backward of the fused nn ops (softmax and log_softmax over
+// the last, a middle and the first dim; layer_norm for x, γ and β; dropout with a fixed mask;
+// cross_entropy with mean/sum/none reductions and ignore_index rows) agrees with central finite
+// differences (gradcheck, float64), including non-contiguous inputs.
+// dropout: gradcheck evaluates f many times, so f builds its Generator from a fixed seed inside:
+// every evaluation draws the same mask. Tolerances: gradcheck's defaults (autograd_test_util.h).
+#include <gtest/gtest.h>
+
+#include "tests/autograd/autograd_test_util.h"
+
+namespace lintra {
+namespace {
+
+using testing::gradcheck_ok;
+using testing::rnd;
+
+TEST(autograd_gradcheck_nn, SoftmaxAndLogSoftmaxOverEveryDim) {
+  Generator gen(151);
+  Tensor x = rnd({2, 3, 4}, gen, -2, 2);
+  for (int64_t dim : {-1, 1, 0, 2}) {
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return softmax(v[0], dim); }, {x})) << "dim " << dim;
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return log_softmax(v[0], dim); }, {x})) << "dim " << dim;
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return softmax(permute(v[0], {2, 0, 1}), dim); }, {x}))
+        << "dim " << dim << " permuted";
+    EXPECT_TRUE(gradcheck_ok(
+        [&](const std::vector<Var>& v) { return log_softmax(slice(v[0], 2, 0, 4, 2), dim); }, {x}))
+        << "dim " << dim << " sliced";
+  }
+}
+
+TEST(autograd_gradcheck_nn, LayerNorm) {
+  Generator gen(152);
+  Tensor x = rnd({2, 3, 5}, gen, -2, 2), g = rnd({5}, gen, 0.5, 1.5), b = rnd({5}, gen);
+  EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return layer_norm(v[0], v[1], v[2]); }, {x, g, b}));
+  Tensor xt = rnd({5, 3}, gen, -2, 2);  // used transposed: (3, 5)
+  EXPECT_TRUE(gradcheck_ok(
+      [](const std::vector<Var>& v) { return layer_norm(transpose(v[0], 0, 1), v[1], v[2], 1e-3); }, {xt, g, b}));
+  Tensor x1 = rnd({5}, gen, -2, 2);  // one row
+  EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return square(layer_norm(v[0], v[1], v[2])); },
+                           {x1, g, b}));
+}
+
+TEST(autograd_gradcheck_nn, DropoutWithAFixedMask) {
+  Generator gen(153);
+  Tensor x = rnd({4, 5}, gen);
+  auto f = [](const std::vector<Var>& v) {
+    Generator g(7);  // the same mask at every evaluation
+    return dropout(v[0], 0.3, g, /*training=*/true);
+  };
+  EXPECT_TRUE(gradcheck_ok(f, {x}));
+  // The mask really drops and scales: values are 0 or x/(1 − p), and some of each occur.
+  Var y = f({Var(x)});
+  int zeros = 0, kept = 0;
+  std::vector<double> xv = x.to_vector<double>(), yv = y.data().to_vector<double>();
+  for (size_t i = 0; i < xv.size(); ++i) {
+    if (yv[i] == 0) ++zeros;
+    else if (std::abs(yv[i] - xv[i] / 0.7) < 1e-15) ++kept;  // x·(1/0.7) vs x/0.7: ≤ 1 ulp of ≤ 1.43
+  }
+  EXPECT_EQ(zeros + kept, 20);
+  EXPECT_GT(zeros, 0);
+  EXPECT_GT(kept, 0);
+  // Not training, or p = 0: the identity (the same Var).
+  Generator g(1);
+  Var in(x, true);
+  EXPECT_EQ(dropout(in, 0.5, g, false).impl(), in.impl());
+  EXPECT_EQ(dropout(in, 0.0, g, true).impl(), in.impl());
+  EXPECT_TRUE(gradcheck_ok(
+      [](const std::vector<Var>& v) {
+        Generator g2(9);
+        return dropout(transpose(v[0], 0, 1), 0.5, g2, true);
+      },
+      {x}));
+}
+
+TEST(autograd_gradcheck_nn, CrossEntropy) {
+  Generator gen(154);
+  Tensor logits = rnd({5, 4}, gen, -2, 2);
+  Tensor target = Tensor::from_vector(std::vector<int64_t>{3, -100, 0, 2, 0}, {5});  // row 1 ignored
+  for (Reduction r : {Reduction::mean, Reduction::sum, Reduction::none}) {
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return cross_entropy(v[0], target, -100, r); },
+                             {logits}))
+        << int(r);
+    // A custom ignore_index, and logits entering transposed.
+    Tensor t2 = Tensor::from_vector(std::vector<int64_t>{1, 1, 3, 2, 0}, {5});
+    Tensor lt = rnd({4, 5}, gen, -2, 2);
+    EXPECT_TRUE(gradcheck_ok(
+        [&](const std::vector<Var>& v) { return cross_entropy(transpose(v[0], 0, 1), t2, 1, r); }, {lt}))
+        << int(r) << " ignore_index 1, transposed";
+  }
+  // 3-d logits (B, T, C) with targets (B, T).
+  Tensor l3 = rnd({2, 3, 4}, gen, -2, 2);
+  Tensor t3 = Tensor::from_vector(std::vector<int64_t>{0, 3, -100, 1, 2, 2}, {2, 3});
+  for (Reduction r : {Reduction::mean, Reduction::none})
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return cross_entropy(v[0], t3, -100, r); }, {l3}))
+        << int(r) << " 3-d";
+  // Every row ignored: the mean is 0, with zero gradient.
+  Tensor none = Tensor::full({5}, -100, DType::i64);
+  Var lv(logits, true);
+  Var loss = cross_entropy(lv, none);
+  EXPECT_EQ(loss.item(), 0);
+  loss.backward();
+  EXPECT_EQ(ops::max_abs_diff(lv.grad(), Tensor::zeros({5, 4}, DType::f64)), 0);
+}
+
+}  // namespace
+}  // namespace lintra

@@ -1,0 +1,128 @@
+// test_matmul_kernel.cpp — invariant: ops::matmul equals the triple-loop float64 oracle for 2-D,
+// batched and broadcast-batch products, for 1-d operands, and for operands in every layout the
+// BLAS wrapper treats differently: row-major, transposed views passed directly (a.transpose(-1,-2),
+// read as CblasTrans without a copy), step-sliced and expanded (copied first), batch dims that fold
+// into one GEMM and ones that do not, and the OpenMP-over-batch schedule.
+//
+// Tolerances: each output is a dot product of K terms in [−1, 1]; the worst-case rounding error is
+// K·u·Σ|a·b| ≤ K²·u. K ≤ 13 in the small cases: float32 (u = 2^-24) 169·6e-8 ≈ 1e-5 → atol 2e-5;
+// float64 (u = 2^-53) ≈ 2e-14 → atol 1e-13. The K = 64 case: float32 atol 3e-4, float64 1e-12.
+#include <gtest/gtest.h>
+
+#include "core/ops.h"
+#include "core/reference/reference.h"
+#include "tests/core/core_test_util.h"
+
+namespace lintra {
+namespace {
+
+using testing::close_to;
+using testing::Layout;
+using testing::make_input;
+using testing::Tol;
+
+const std::vector<DType> kFloat = {DType::f32, DType::f64};
+Tol small_tol(DType dt) { return dt == DType::f32 ? Tol{0, 2e-5} : Tol{0, 1e-13}; }
+
+struct MatmulCase {
+  Shape a, b;
+};
+const std::vector<MatmulCase> kCases = {
+    {{3, 5}, {5, 7}},                // 2-D
+    {{1, 13}, {13, 1}},              // a row times a column
+    {{3, 5, 7}, {3, 7, 4}},          // batched
+    {{2, 1, 3, 5}, {4, 5, 7}},       // broadcast batch on both sides
+    {{5, 7}, {3, 7, 2}},             // a shared, b batched
+    {{4, 3, 5, 7}, {7, 3}},          // b shared: a's batch folds into rows (one GEMM)
+    {{3, 1, 13}, {3, 13, 5}},        // M = 1
+    {{17, 3}, {3, 1}},               // N = 1
+};
+
+TEST(core_matmul, MatchesReferenceInEveryLayout) {
+  Generator gen(51);
+  const std::vector<std::pair<Layout, Layout>> layouts = {
+      {Layout::contiguous, Layout::contiguous}, {Layout::permuted, Layout::contiguous},
+      {Layout::contiguous, Layout::permuted},   {Layout::strided, Layout::expanded},
+      {Layout::expanded, Layout::strided},      {Layout::permuted, Layout::permuted},
+  };
+  for (DType dt : kFloat)
+    for (const MatmulCase& c : kCases)
+      for (const auto& [la, lb] : layouts) {
+        Tensor a = make_input(c.a, dt, la, gen);
+        Tensor b = make_input(c.b, dt, lb, gen);
+        EXPECT_TRUE(close_to(ops::matmul(a, b), reference::matmul(a, b), small_tol(dt)))
+            << dt << " " << shape_str(c.a) << " " << testing::layout_name(la) << " · " << shape_str(c.b) << " "
+            << testing::layout_name(lb);
+      }
+}
+
+TEST(core_matmul, TransposedOperandsPassedDirectly) {
+  // a.transpose(-1, -2) as the operand: no copy in between, the kernel must read it transposed.
+  Generator gen(52);
+  for (DType dt : kFloat) {
+    Tensor at = Tensor::uniform({3, 7, 5}, gen, -1, 1, dt);  // a = atᵀ is (3, 5, 7)
+    Tensor bt = Tensor::uniform({3, 4, 7}, gen, -1, 1, dt);  // b = btᵀ is (3, 7, 4)
+    Tensor a = at.transpose(-1, -2), b = bt.transpose(-1, -2);
+    Tensor ac = Tensor::uniform({3, 5, 7}, gen, -1, 1, dt), bc = Tensor::uniform({3, 7, 4}, gen, -1, 1, dt);
+    EXPECT_TRUE(close_to(ops::matmul(a, bc), reference::matmul(a, bc), small_tol(dt))) << dt;
+    EXPECT_TRUE(close_to(ops::matmul(ac, b), reference::matmul(ac, b), small_tol(dt))) << dt;
+    EXPECT_TRUE(close_to(ops::matmul(a, b), reference::matmul(a, b), small_tol(dt))) << dt;
+    // 2-D: x · Wᵀ, the linear layer's product, and Aᵀ · B, its weight gradient.
+    Tensor x = Tensor::uniform({13, 5}, gen, -1, 1, dt), w = Tensor::uniform({7, 5}, gen, -1, 1, dt);
+    EXPECT_TRUE(close_to(ops::matmul(x, w.transpose(0, 1)), reference::matmul(x, w.transpose(0, 1)), small_tol(dt)));
+    Tensor g = Tensor::uniform({13, 7}, gen, -1, 1, dt);
+    EXPECT_TRUE(close_to(ops::matmul(x.transpose(0, 1), g), reference::matmul(x.transpose(0, 1), g),
+                         {0, dt == DType::f32 ? 2e-5 : 1e-13}));
+    // Batched a (…, M, K) with a shared transposed b: the folding schedule with CblasTrans on b.
+    Tensor xb = Tensor::uniform({2, 3, 5}, gen, -1, 1, dt);
+    EXPECT_TRUE(close_to(ops::matmul(xb, w.transpose(0, 1)), reference::matmul(xb, w.transpose(0, 1)), small_tol(dt)));
+    // A permuted batch that cannot fold into rows.
+    Tensor xp = Tensor::uniform({3, 2, 5}, gen, -1, 1, dt).transpose(0, 1);  // (2, 3, 5), batch stride 5
+    EXPECT_TRUE(close_to(ops::matmul(xp, w.transpose(0, 1)), reference::matmul(xp, w.transpose(0, 1)), small_tol(dt)));
+  }
+}
+
+TEST(core_matmul, OneDimensionalOperands) {
+  Generator gen(53);
+  for (DType dt : kFloat) {
+    Tensor v = Tensor::uniform({5}, gen, -1, 1, dt), u = Tensor::uniform({7}, gen, -1, 1, dt);
+    Tensor m = Tensor::uniform({5, 7}, gen, -1, 1, dt), bm = Tensor::uniform({3, 5, 7}, gen, -1, 1, dt);
+    Tensor vm = ops::matmul(v, m);  // (5)·(5, 7) → (7)
+    EXPECT_EQ(vm.shape(), (Shape{7}));
+    EXPECT_TRUE(close_to(vm, reference::matmul(v.unsqueeze(0), m).squeeze(0), small_tol(dt)));
+    Tensor mu = ops::matmul(m, u);  // (5, 7)·(7) → (5)
+    EXPECT_EQ(mu.shape(), (Shape{5}));
+    EXPECT_TRUE(close_to(mu, reference::matmul(m, u.unsqueeze(1)).squeeze(1), small_tol(dt)));
+    Tensor bu = ops::matmul(bm, u);  // (3, 5, 7)·(7) → (3, 5)
+    EXPECT_EQ(bu.shape(), (Shape{3, 5}));
+    EXPECT_TRUE(close_to(bu, reference::matmul(bm, u.unsqueeze(1)).squeeze(-1), small_tol(dt)));
+    Tensor dot = ops::matmul(v, v.slice(0, 0, 5));  // (5)·(5) → ()
+    EXPECT_EQ(dot.dim(), 0);
+    EXPECT_TRUE(close_to(dot, reference::matmul(v.unsqueeze(0), v.unsqueeze(1)).reshape({}), small_tol(dt)));
+  }
+}
+
+TEST(core_matmul, ManySmallProductsAndLargerOnes) {
+  // 64 batches of 9×64·64×11 take the OpenMP-over-batch schedule; the 2-D 96×64·64×80 product one
+  // multi-threaded GEMM. K = 64: float32 atol 64²·6e-8·(|a·b| ≤ 1) ≈ 2.4e-4 → 3e-4.
+  Generator gen(54);
+  for (DType dt : kFloat) {
+    Tol tol = dt == DType::f32 ? Tol{0, 3e-4} : Tol{0, 1e-12};
+    Tensor a = Tensor::uniform({64, 9, 64}, gen, -1, 1, dt), b = Tensor::uniform({64, 64, 11}, gen, -1, 1, dt);
+    EXPECT_TRUE(close_to(ops::matmul(a, b), reference::matmul(a, b), tol)) << dt;
+    Tensor bt = Tensor::uniform({64, 11, 64}, gen, -1, 1, dt).transpose(-1, -2);
+    EXPECT_TRUE(close_to(ops::matmul(a, bt), reference::matmul(a, bt), tol)) << dt;
+    Tensor c = Tensor::uniform({96, 64}, gen, -1, 1, dt), d = Tensor::uniform({80, 64}, gen, -1, 1, dt);
+    EXPECT_TRUE(close_to(ops::matmul(c, d.transpose(0, 1)), reference::matmul(c, d.transpose(0, 1)), tol)) << dt;
+  }
+}
+
+TEST(core_matmul, EmptyInnerDimGivesZeros) {
+  Tensor a = Tensor::zeros({3, 0}), b = Tensor::zeros({0, 4});
+  Tensor c = ops::matmul(a, b);
+  EXPECT_EQ(c.shape(), (Shape{3, 4}));
+  EXPECT_EQ(ops::sum(ops::abs(c)).item(), 0);
+}
+
+}  // namespace
+}  // namespace lintra
