@@ -21,8 +21,8 @@ std::vector<std::shared_ptr<Node>> topological_order(const std::shared_ptr<Node>
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     if (next < node->inputs.size()) {
-      const Var& in = node->inputs[next++];
-      std::shared_ptr<Node> child = in.defined() && in.requires_grad() ? in.grad_fn() : nullptr;
+      const Edge& in = node->inputs[next++];
+      const std::shared_ptr<Node>& child = in.fn;
       if (child && visited.insert(child.get()).second) stack.push_back({child, 0});
     } else {
       order.push_back(node);
@@ -73,15 +73,15 @@ void Var::backward(const Tensor& grad_in, bool retain_graph) const {
     LINTRA_CHECK(input_grads.size() == node->inputs.size(), "backward of '{}' returned {} gradients for {} inputs",
                  node->name, input_grads.size(), node->inputs.size());
     for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const Var& in = node->inputs[i];
-      if (!in.defined() || !in.requires_grad() || !input_grads[i].defined()) continue;
+      const Edge& in = node->inputs[i];
+      if (!in.requires_grad || !input_grads[i].defined()) continue;
       const Tensor& gi = input_grads[i];
-      LINTRA_CHECK(gi.shape() == in.shape(), "backward of '{}': gradient {} for input {} of shape {}", node->name,
-                   shape_str(gi.shape()), i, shape_str(in.shape()));
-      if (in.is_leaf()) {
-        accumulate_leaf(in.impl()->grad, gi);
+      LINTRA_CHECK(gi.shape() == in.shape, "backward of '{}': gradient {} for input {} of shape {}", node->name,
+                   shape_str(gi.shape()), i, shape_str(in.shape));
+      if (in.leaf) {
+        accumulate_leaf(in.leaf->grad, gi);
       } else {
-        accumulate(grads[in.grad_fn().get()], gi);
+        accumulate(grads[in.fn.get()], gi);
       }
     }
     if (!retain_graph) node->release();

@@ -115,4 +115,9 @@ enum class Reduction { mean, sum, none };
 Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index = -100,
                   Reduction reduction = Reduction::mean);
 
+// --- attention kernels (ops/causal_linear.cpp) ---------------------------------------------------
+// out_i = Σ_{j≤i} (q_i·k_j) v_j for q, k (B, H, N, E), v (B, H, N, M) → (B, H, N, M): the numerator of
+// causal linear attention, fused (O(N·E·M), no N×N matrix) with the paper's constant-memory backward.
+Var causal_linear_product(const Var& q, const Var& k, const Var& v);
+
 }  // namespace lintra

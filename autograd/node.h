@@ -22,9 +22,27 @@ struct SavedTensor {
 
 using BackwardFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& saved, const Tensor& grad)>;
 
+// An input of a Node as the backward pass needs it, without its data: the Node that produced it
+// (non-leaves), or the leaf variable whose gradient accumulates (leaves that require grad). Holding
+// edges rather than Vars lets the forward pass free every intermediate that no backward saved.
+struct Edge {
+  std::shared_ptr<Node> fn;         // producer of a non-leaf input
+  std::shared_ptr<VarImpl> leaf;    // a leaf input that requires grad
+  bool requires_grad = false;
+  Shape shape;
+};
+
+// What a backward function may capture of an input: its shape and whether it needs a gradient
+// (capturing the Var itself would keep its data alive until backward).
+struct InputInfo {
+  Shape shape;
+  bool requires_grad = false;
+};
+inline InputInfo info(const Var& v) { return {v.shape(), v.requires_grad()}; }
+
 struct Node {
   std::string name;
-  std::vector<Var> inputs;
+  std::vector<Edge> inputs;
   std::vector<SavedTensor> saved;
   BackwardFn backward;
   Shape output_shape;

@@ -73,7 +73,19 @@ Var make_result(Tensor out, const char* name, std::vector<Var> inputs, std::vect
   if (!needs) return Var(std::move(out), false);
   auto node = std::make_shared<Node>();
   node->name = name;
-  node->inputs = std::move(inputs);
+  node->inputs.reserve(inputs.size());
+  for (const Var& v : inputs) {
+    Edge e;
+    if (v.defined()) {
+      e.requires_grad = v.requires_grad();
+      e.shape = v.shape();
+      if (e.requires_grad) {
+        if (v.is_leaf()) e.leaf = std::shared_ptr<VarImpl>(v.shared_impl());
+        else e.fn = v.grad_fn();
+      }
+    }
+    node->inputs.push_back(std::move(e));
+  }
   for (Tensor& t : saved) node->saved.push_back({t, t.defined() ? t.version() : 0});
   node->backward = std::move(backward);
   node->output_shape = out.shape();

@@ -38,6 +38,7 @@ class Var {
   bool is_leaf() const { return !impl_->grad_fn; }
   const std::shared_ptr<Node>& grad_fn() const { return impl_->grad_fn; }
   VarImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<VarImpl>& shared_impl() const { return impl_; }
 
   // Shape accessors forwarded to the data.
   const Shape& shape() const { return impl_->data.shape(); }

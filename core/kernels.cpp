@@ -76,5 +76,12 @@ void uniform(Tensor& out, Generator& gen, double low, double high) {
 void normal(Tensor& out, Generator& gen, double mean, double std) {
   LINTRA_DISPATCH(normal, out.device(), out, gen, mean, std);
 }
+void causal_product_forward(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out) {
+  LINTRA_DISPATCH(causal_product_forward, out.device(), q, k, v, out);
+}
+void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out, Tensor& gq,
+                             Tensor& gk, Tensor& gv) {
+  LINTRA_DISPATCH(causal_product_backward, gq.device(), q, k, v, grad_out, gq, gk, gv);
+}
 
 }  // namespace lintra::kernels

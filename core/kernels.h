@@ -42,6 +42,22 @@ enum class BinaryOp : uint8_t {
 
 enum class ReduceOp : uint8_t { sum, max, min };
 
+// Names for error messages.
+constexpr const char* op_name(UnaryOp op) {
+  constexpr const char* names[] = {"neg",  "exp",     "log",     "log1p", "sqrt", "rsqrt",     "abs",
+                                   "square", "tanh",  "sigmoid", "relu",  "gelu", "softplus",  "sign",
+                                   "reciprocal", "elu", "pow",   "clamp", "add",  "mul",       "rsub"};
+  static_assert(sizeof(names) / sizeof(names[0]) == size_t(UnaryOp::rsub_scalar) + 1);
+  return names[int(op)];
+}
+constexpr const char* op_name(BinaryOp op) {
+  constexpr const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
+                                   "gt",  "ge",  "relu_backward", "gelu_backward", "elu_backward",
+                                   "sigmoid_backward", "tanh_backward"};
+  static_assert(sizeof(names) / sizeof(names[0]) == size_t(BinaryOp::tanh_backward) + 1);
+  return names[int(op)];
+}
+
 }  // namespace lintra::kernels
 
 // clang-format off
@@ -84,7 +100,16 @@ enum class ReduceOp : uint8_t { sum, max, min };
   void sort(const Tensor& x, int64_t dim, bool descending, Tensor& values, Tensor& indices);                \
   /* random fills from a Philox generator (core/rng.h); float outputs */                                     \
   void uniform(Tensor& out, Generator& gen, double low, double high);                                       \
-  void normal(Tensor& out, Generator& gen, double mean, double std);
+  void normal(Tensor& out, Generator& gen, double mean, double std);                                       \
+  /* causal linear product (the numerator of causal linear attention; PAPER.md §3):                          \
+     out_i = Σ_{j≤i} (q_i·k_j) v_j for q, k (B, H, N, E), v (B, H, N, M) → out (B, H, N, M); any strides.     \
+     O(B·H·N·E·M) time, O(E·M) state per thread: no N×N or N×E×M intermediate (cpu/causal_product.cpp). */    \
+  void causal_product_forward(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out);              \
+  /* its gradients from grad_out g (B, H, N, M), Algorithm 1 (recomputes the states, stores none):            \
+     gq_i = S_i g_i with S_i = Σ_{j≤i} k_j v_jᵀ; gk_i = R_i v_i, gv_i = R_iᵀ k_i with R_i = Σ_{j≥i} q_j g_jᵀ.   \
+     gq, gk (B, H, N, E) and gv (B, H, N, M) are overwritten. About 2.5× the forward's multiply-adds.      */ \
+  void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,      \
+                               Tensor& gq, Tensor& gk, Tensor& gv);
 // clang-format on
 
 namespace lintra::kernels {

@@ -6,6 +6,8 @@
 #include "core/threading.h"
 #include "data/cache.h"
 #include "data/mnist_fetch.h"
+#include "train/bench_attention.h"
+#include "train/bench_generate.h"
 #include "train/bench_kernels.h"
 #include "train/commands.h"
 #include "train/experiment_config.h"
@@ -94,6 +96,10 @@ int run_cli(int argc, char** argv) {
   kernels->add_option("--json", kopt.json_path, "write one JSON object per case to this file");
   kernels->add_option("--min-seconds", kopt.min_seconds, "timing budget per case")->check(CLI::PositiveNumber);
   kernels->add_option("--filter", kopt.filter, "only cases whose name contains this");
+  bench::AttentionBenchOptions aopt;
+  auto* attention_bench = bench::add_bench_attention_command(bench, aopt);
+  bench::GenerateBenchOptions gopt;
+  auto* generate_bench = bench::add_bench_generate_command(bench, gopt);
 
   auto* data_cmd = app.add_subcommand("data", "fetch or prepare data sets into the data cache\n"
                                               "(--data-dir, else $LINTRA_DATA, else <repo>/data/cache)");
@@ -130,6 +136,10 @@ int run_cli(int argc, char** argv) {
     run_selfcheck();
   } else if (kernels->parsed()) {
     bench::run_kernel_benchmarks(kopt);
+  } else if (attention_bench->parsed()) {
+    bench::run_attention_benchmark(aopt);
+  } else if (generate_bench->parsed()) {
+    bench::run_generate_benchmark(gopt);
   } else if (fetch->parsed()) {
     auto root = data::data_root(data_dir);
     auto dir = data::fetch_mnist(root, [](const std::string& m) { fmt::print("{}\n", m); });

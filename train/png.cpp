@@ -18,6 +18,25 @@
 
 namespace lintra::train {
 
+namespace {
+
+void encode_and_write(const uint8_t* pixels, int64_t W, int64_t H, int64_t channels, const std::string& path,
+                      const char* what) {
+  std::string png;
+  auto append = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size_t(size));
+  };
+  const int ok = stbi_write_png_to_func(append, &png, int(W), int(H), int(channels), pixels, int(W * channels));
+  LINTRA_CHECK(ok != 0, "{}: PNG encoding failed for a {}x{} image", what, W, H);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  LINTRA_CHECK(out.good(), "{}: cannot open '{}' for writing (does its directory exist?)", what, path);
+  out.write(png.data(), std::streamsize(png.size()));
+  out.close();
+  LINTRA_CHECK(!out.fail(), "{}: writing '{}' failed (disk full?)", what, path);
+}
+
+}  // namespace
+
 void write_png_grid(const Tensor& images, int64_t rows, int64_t cols, int64_t height, int64_t width,
                     int64_t channels, const std::string& path, int64_t padding) {
   constexpr const char* what = "write_png_grid";
@@ -51,18 +70,16 @@ void write_png_grid(const Tensor& images, int64_t rows, int64_t cols, int64_t he
         }
   }
 
-  std::string png;
-  auto append = [](void* ctx, void* data, int size) {
-    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size_t(size));
-  };
-  const int ok = stbi_write_png_to_func(append, &png, int(W), int(H), int(channels), canvas.data(),
-                                        int(W * channels));
-  LINTRA_CHECK(ok != 0, "{}: PNG encoding failed for a {}x{} image", what, W, H);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  LINTRA_CHECK(out.good(), "{}: cannot open '{}' for writing (does its directory exist?)", what, path);
-  out.write(png.data(), std::streamsize(png.size()));
-  out.close();
-  LINTRA_CHECK(!out.fail(), "{}: writing '{}' failed (disk full?)", what, path);
+  encode_and_write(canvas.data(), W, H, channels, path, what);
+}
+
+void write_png_rgb(const std::vector<uint8_t>& rgb, int64_t width, int64_t height, const std::string& path) {
+  constexpr const char* what = "write_png_rgb";
+  LINTRA_CHECK(width >= 1 && height >= 1 && width <= (1 << 15) && height <= (1 << 15),
+               "{}: the image must be 1..32768 pixels per side, got {}x{}", what, width, height);
+  LINTRA_CHECK(rgb.size() == size_t(width * height * 3), "{}: a {}x{} RGB image needs {} bytes, got {}", what,
+               width, height, width * height * 3, rgb.size());
+  encode_and_write(rgb.data(), width, height, 3, path, what);
 }
 
 }  // namespace lintra::train

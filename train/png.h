@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -16,5 +17,9 @@ namespace lintra::train {
 // Throws lintra::Error for a bad shape, a value outside [0, 255] or a file that cannot be written.
 void write_png_grid(const Tensor& images, int64_t rows, int64_t cols, int64_t height, int64_t width,
                     int64_t channels, const std::string& path, int64_t padding = 1);
+
+// rgb: height·width·3 bytes, rows top to bottom, r, g, b per pixel (train/plot.h draws into one).
+// Throws lintra::Error for a size that does not match or a file that cannot be written.
+void write_png_rgb(const std::vector<uint8_t>& rgb, int64_t width, int64_t height, const std::string& path);
 
 }  // namespace lintra::train

@@ -8,7 +8,7 @@ using kernels::BinaryOp;
 namespace k = kernels;
 
 namespace {
-Tensor to_shape(const Tensor& g, const Var& v) { return ops::sum_to(g, v.shape()); }
+Tensor to_shape(const Tensor& g, const InputInfo& v) { return ops::sum_to(g, v.shape); }
 }  // namespace
 
 // d(−x) = −g
@@ -21,14 +21,14 @@ Var neg(const Var& x) {
 // d(a + b): g to each, summed over broadcast dims
 Var add(const Var& a, const Var& b) {
   return make_result(ops::add(a.data(), b.data()), "add", {a, b}, {},
-                     [a, b](const std::vector<Tensor>&, const Tensor& g) {
+                     [a = info(a), b = info(b)](const std::vector<Tensor>&, const Tensor& g) {
                        return std::vector<Tensor>{to_shape(g, a), to_shape(g, b)};
                      });
 }
 
 Var sub(const Var& a, const Var& b) {
   return make_result(ops::sub(a.data(), b.data()), "sub", {a, b}, {},
-                     [a, b](const std::vector<Tensor>&, const Tensor& g) {
+                     [a = info(a), b = info(b)](const std::vector<Tensor>&, const Tensor& g) {
                        return std::vector<Tensor>{to_shape(g, a), to_shape(ops::neg(g), b)};
                      });
 }
@@ -36,18 +36,18 @@ Var sub(const Var& a, const Var& b) {
 // d(a·b) = g·b, g·a
 Var mul(const Var& a, const Var& b) {
   return make_result(ops::mul(a.data(), b.data()), "mul", {a, b}, {a.data(), b.data()},
-                     [a, b](const std::vector<Tensor>& s, const Tensor& g) {
-                       return std::vector<Tensor>{a.requires_grad() ? to_shape(ops::mul(g, s[1]), a) : Tensor(),
-                                                  b.requires_grad() ? to_shape(ops::mul(g, s[0]), b) : Tensor()};
+                     [a = info(a), b = info(b)](const std::vector<Tensor>& s, const Tensor& g) {
+                       return std::vector<Tensor>{a.requires_grad ? to_shape(ops::mul(g, s[1]), a) : Tensor(),
+                                                  b.requires_grad ? to_shape(ops::mul(g, s[0]), b) : Tensor()};
                      });
 }
 
 // d(a/b) = g/b, −g·a/b²
 Var div(const Var& a, const Var& b) {
   return make_result(ops::div(a.data(), b.data()), "div", {a, b}, {a.data(), b.data()},
-                     [a, b](const std::vector<Tensor>& s, const Tensor& g) {
-                       Tensor ga = a.requires_grad() ? to_shape(ops::div(g, s[1]), a) : Tensor();
-                       Tensor gb = b.requires_grad()
+                     [a = info(a), b = info(b)](const std::vector<Tensor>& s, const Tensor& g) {
+                       Tensor ga = a.requires_grad ? to_shape(ops::div(g, s[1]), a) : Tensor();
+                       Tensor gb = b.requires_grad
                                        ? to_shape(ops::neg(ops::div(ops::mul(g, s[0]), ops::square(s[1]))), b)
                                        : Tensor();
                        return std::vector<Tensor>{ga, gb};
@@ -75,9 +75,9 @@ Var pow(const Var& x, double p) {
 // d(a^b) = g·b·a^(b−1), g·a^b·log a
 Var pow(const Var& a, const Var& b) {
   Tensor out = ops::pow(a.data(), b.data());
-  return make_result(out, "pow", {a, b}, {a.data(), b.data(), out}, [a, b](const std::vector<Tensor>& s, const Tensor& g) {
-    Tensor ga = a.requires_grad() ? to_shape(ops::mul(g, ops::mul(s[1], ops::pow(s[0], ops::sub(s[1], 1.0)))), a) : Tensor();
-    Tensor gb = b.requires_grad() ? to_shape(ops::mul(g, ops::mul(s[2], ops::log(s[0]))), b) : Tensor();
+  return make_result(out, "pow", {a, b}, {a.data(), b.data(), out}, [a = info(a), b = info(b)](const std::vector<Tensor>& s, const Tensor& g) {
+    Tensor ga = a.requires_grad ? to_shape(ops::mul(g, ops::mul(s[1], ops::pow(s[0], ops::sub(s[1], 1.0)))), a) : Tensor();
+    Tensor gb = b.requires_grad ? to_shape(ops::mul(g, ops::mul(s[2], ops::log(s[0]))), b) : Tensor();
     return std::vector<Tensor>{ga, gb};
   });
 }
@@ -87,7 +87,7 @@ namespace {
 Var select_binary(const Var& a, const Var& b, bool is_max) {
   Tensor out = is_max ? ops::maximum(a.data(), b.data()) : ops::minimum(a.data(), b.data());
   return make_result(out, is_max ? "maximum" : "minimum", {a, b}, {a.data(), b.data()},
-                     [a, b, is_max](const std::vector<Tensor>& s, const Tensor& g) {
+                     [a = info(a), b = info(b), is_max](const std::vector<Tensor>& s, const Tensor& g) {
                        Tensor wins = is_max ? ops::gt(s[0], s[1]) : ops::lt(s[0], s[1]);
                        Tensor ties = ops::eq(s[0], s[1]);
                        Tensor wa = ops::add(wins.to(g.dtype()), ops::mul(ties.to(g.dtype()), 0.5));
@@ -211,7 +211,7 @@ Var clamp(const Var& x, double low, double high) {
 // d where(c, a, b) = g where c (to a), g where !c (to b)
 Var where(const Tensor& cond, const Var& a, const Var& b) {
   return make_result(ops::where(cond, a.data(), b.data()), "where", {a, b}, {cond},
-                     [a, b](const std::vector<Tensor>& s, const Tensor& g) {
+                     [a = info(a), b = info(b)](const std::vector<Tensor>& s, const Tensor& g) {
                        Tensor zero = Tensor::scalar(0, g.dtype());
                        return std::vector<Tensor>{to_shape(ops::where(s[0], g, zero), a),
                                                   to_shape(ops::where(s[0], zero, g), b)};

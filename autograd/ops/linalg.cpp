@@ -15,12 +15,12 @@ Var matmul(const Var& a_in, const Var& b_in) {
   Shape as = a_in.shape(), bs = b_in.shape();
   Tensor out = ops::matmul(a_in.data(), b_in.data());
   return make_result(out, "matmul", {a_in, b_in}, {a_in.data(), b_in.data()},
-                     [as, bs, a_in, b_in](const std::vector<Tensor>& s, const Tensor& g) {
+                     [as, bs, a_needs = a_in.requires_grad(), b_needs = b_in.requires_grad()](const std::vector<Tensor>& s, const Tensor& g) {
                        const Tensor& a = s[0];
                        const Tensor& b = s[1];
                        Tensor ga, gb;
-                       if (a_in.requires_grad()) ga = ops::sum_to(ops::matmul(g, b.transpose(-1, -2)), as);
-                       if (b_in.requires_grad()) {
+                       if (a_needs) ga = ops::sum_to(ops::matmul(g, b.transpose(-1, -2)), as);
+                       if (b_needs) {
                          if (bs.size() == 2 && as.size() > 2) {
                            const int64_t K = as.back(), N = bs.back();
                            gb = ops::matmul(a.reshape({-1, K}).transpose(0, 1), g.reshape({-1, N}));

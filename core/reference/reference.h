@@ -21,4 +21,13 @@ Tensor scatter_add(const Tensor& base, int64_t dim, const Tensor& index, const T
 Tensor cumsum(const Tensor& x, int64_t dim, bool reverse);
 Tensor sort_indices(const Tensor& x, int64_t dim, bool descending);  // stable (insertion sort)
 
+// Causal linear product as the masked quadratic form out = (Q·Kᵀ ∘ tril)·V per (b, h), and its
+// gradients from g: gq = (G·Vᵀ ∘ tril)·K, gk = (G·Vᵀ ∘ tril)ᵀ·Q, gv = (Q·Kᵀ ∘ tril)ᵀ·G
+// (reference/causal_product.cpp). q, k (B, H, N, E), v and g (B, H, N, M).
+Tensor causal_product(const Tensor& q, const Tensor& k, const Tensor& v);
+struct CausalProductGrads {
+  Tensor gq, gk, gv;
+};
+CausalProductGrads causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g);
+
 }  // namespace lintra::reference

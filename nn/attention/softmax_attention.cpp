@@ -1,0 +1,142 @@
+// softmax_attention.cpp — "softmax": full softmax attention (Vaswani et al. 2017), the baseline.
+//
+//   A  = softmax(τ·Q Kᵀ + mask)   (B, H, N, S); τ = softmax_temp, default 1/√E; mask 0 / −inf
+//   V' = Dropout(A) · V           (B, H, N, M)
+// Masks: full, causal (key j ≤ query i), key lengths. A query with no key left (key length 0)
+// outputs zeros instead of 0/0. Time O(B·H·N·S·(E + M)) as two batched GEMMs (core matmul
+// parallelises over B·H); memory O(B·H·N·S) for the attention matrix kept for backward.
+//
+// Recurrent form, "stateful softmax" (PAPER.md Table 4, fast-transformers' RecurrentFullAttention):
+// a key/value cache grows by one row per step and step t attends to all t + 1 cached keys, which
+// equals row t of the causal batch form. O(t·(E + M)) time per head and step, O(t·(E + M)) memory.
+// Without a recorded graph the cache is a buffer that doubles its capacity and is written in
+// place; with one, the cache grows by concatenation so gradients flow through it.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/functional.h"
+#include "nn/attention/registry.h"
+
+namespace lintra::nn {
+
+namespace {
+
+// softmax over the last dim of scores (B, H, N, S) restricted to allowed (B or 1, 1, N, S) u8.
+// One node: y = softmax(scores + additive mask) with rows that allow nothing set to 0, and
+// dx = softmax_backward(y, g), which is 0 on those rows because y is.
+Var masked_softmax(const Var& scores, const Tensor& allowed) {
+  const DType dt = scores.dtype();
+  const int64_t S = allowed.size(3), rows = allowed.numel() / S;
+  Tensor additive = Tensor::empty(allowed.shape(), dt);
+  Tensor row_ok = Tensor::empty({allowed.size(0), 1, allowed.size(2), 1}, dt);
+  bool any_empty = false;
+  const Tensor allowed_c = allowed.contiguous();
+  const uint8_t* a = allowed_c.data<uint8_t>();
+  dispatch_float(dt, "masked_softmax", [&]<typename T>() {
+    T* m = additive.data<T>();
+    T* ok = row_ok.data<T>();
+    const T minus_inf = -std::numeric_limits<T>::infinity();
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t count = 0;
+      for (int64_t s = 0; s < S; ++s) count += a[r * S + s];
+      ok[r] = count > 0 ? T(1) : T(0);
+      any_empty = any_empty || count == 0;
+      for (int64_t s = 0; s < S; ++s) m[r * S + s] = (count == 0 || a[r * S + s]) ? T(0) : minus_inf;
+    }
+  });
+  Tensor y = ops::softmax(ops::add(scores.data(), additive), -1);
+  if (any_empty) y = ops::mul(y, row_ok);
+  return make_result(y, "masked_softmax", {scores}, {y}, [](const std::vector<Tensor>& s, const Tensor& g) {
+    return std::vector<Tensor>{ops::softmax_backward(s[0], g, -1, false)};
+  });
+}
+
+// Appends x_t (B, H, D) as row t of the cache `name` (B, H, capacity, D) in place; returns rows 0…t.
+Var append_in_place(RecurrentState& state, const std::string& name, const Var& x_t, int64_t t) {
+  Tensor buf = state.has(name) ? state.at(name).data() : Tensor();
+  if (!buf.defined() || buf.size(2) <= t) {
+    const int64_t capacity = std::max<int64_t>({16, t + 1, buf.defined() ? 2 * buf.size(2) : 0});
+    Tensor grown = Tensor::empty({x_t.size(0), x_t.size(1), capacity, x_t.size(2)}, x_t.dtype());
+    if (t > 0) grown.narrow(2, 0, t).copy_(buf.narrow(2, 0, t));
+    buf = grown;
+  }
+  buf.narrow(2, t, 1).copy_(x_t.data().unsqueeze(2));
+  state.values[name] = Var(buf);
+  return Var(buf.narrow(2, 0, t + 1));
+}
+
+// Concatenates x_t as row t (differentiable); returns rows 0…t, which also become the cache.
+Var append_concat(RecurrentState& state, const std::string& name, const Var& x_t, int64_t t) {
+  Var row = unsqueeze(x_t, 2);
+  Var all = t == 0 ? row : cat({narrow(state.at(name), 2, 0, t), row}, 2);
+  state.values[name] = all;
+  return all;
+}
+
+class SoftmaxAttention : public InnerAttention {
+ public:
+  SoftmaxAttention(std::optional<double> temp, double dropout, Generator gen)
+      : InnerAttention("softmax"), temp_(temp), dropout_(dropout), gen_(gen) {
+    register_generator("generator", &gen_);
+  }
+
+  MaskSupport mask_support() const override { return {.full = true, .causal = true, .key_lengths = true}; }
+  bool has_recurrent() const override { return true; }
+  std::string extra_repr() const override {
+    return fmt::format("softmax_temp={}, attention_dropout={:g}", temp_ ? fmt::format("{:g}", *temp_) : "1/sqrt(E)",
+                       dropout_);
+  }
+
+ protected:
+  Var attend(const Var& q, const Var& k, const Var& v, const AttentionMasks& masks) override {
+    const int64_t B = q.size(0), N = q.size(2), S = k.size(2);
+    Var scores = matmul(mul(q, temperature(q.size(3))), transpose(k, 2, 3));  // (B, H, N, S)
+    Tensor allowed = masks.allowed(B, N, S);
+    Var a = allowed.defined() ? masked_softmax(scores, allowed) : softmax(scores, -1);
+    return matmul(dropout(a, dropout_, gen_, is_training()), v);  // (B, H, N, M)
+  }
+
+  Var attend_step(const Var& q_t, const Var& k_t, const Var& v_t, RecurrentState& state) override {
+    const int64_t t = state.steps;
+    if (t > 0) {
+      const Shape& ks = state.at("K").shape();
+      LINTRA_CHECK(ks[0] == k_t.size(0) && ks[1] == k_t.size(1) && ks[3] == k_t.size(2) &&
+                       state.at("V").shape()[3] == v_t.size(2),
+                   "attention 'softmax': step() inputs k_t {} / v_t {} do not match the cached keys {}",
+                   shape_str(k_t.shape()), shape_str(v_t.shape()), shape_str(ks));
+    }
+    const bool graph = grad_enabled() && (q_t.requires_grad() || k_t.requires_grad() || v_t.requires_grad() ||
+                                          (t > 0 && (state.at("K").requires_grad() || state.at("V").requires_grad())));
+    Var K = graph ? append_concat(state, "K", k_t, t) : append_in_place(state, "K", k_t, t);  // (B, H, t+1, E)
+    Var V = graph ? append_concat(state, "V", v_t, t) : append_in_place(state, "V", v_t, t);  // (B, H, t+1, M)
+    Var scores = matmul(unsqueeze(mul(q_t, temperature(q_t.size(2))), 2), transpose(K, 2, 3));  // (B, H, 1, t+1)
+    Var a = dropout(softmax(scores, -1), dropout_, gen_, is_training());
+    return squeeze(matmul(a, V), 2);  // (B, H, M)
+  }
+
+ private:
+  double temperature(int64_t E) const { return temp_ ? *temp_ : 1.0 / std::sqrt(double(E)); }
+
+  std::optional<double> temp_;
+  double dropout_;
+  Generator gen_;
+};
+
+}  // namespace
+
+void register_softmax_attention(AttentionRegistry& registry) {
+  registry.add(
+      "softmax",
+      [](const AttentionParams& p, const AttentionContext& ctx) {
+        std::optional<double> temp;
+        if (p.has("softmax_temp")) temp = p.get_double("softmax_temp");
+        return std::make_shared<SoftmaxAttention>(temp, p.get_double("attention_dropout"), ctx.generator);
+      },
+      {{"softmax_temp", ParamSpec::optional_real(0, INFINITY, "scale of QKᵀ; 1/sqrt(E) when absent")},
+       {"attention_dropout", ParamSpec::real(0.1, 0, 1, "dropout on the attention matrix").exclusive_max()}},
+      "full softmax attention; masks: full, causal, key lengths; recurrent: key/value cache");
+}
+
+}  // namespace lintra::nn
