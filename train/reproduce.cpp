@@ -14,6 +14,7 @@
 #include "data/cache.h"
 #include "data/mnist_fetch.h"
 #include "train/bench_timer.h"
+#include "train/plot.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 
@@ -25,6 +26,7 @@ namespace {
 
 struct RowResult {
   std::string row;
+  std::vector<double> train_steps, train_loss, eval_steps, eval_loss;
   std::string command;
   bool present = false;
   std::map<std::string, double> last_train, last_eval;
@@ -99,9 +101,11 @@ RowResult read_row(const std::string& row, const std::string& run_dir, const std
     const std::string split = j.value("split", "");
     if (split == "train") {
       r.last_train = m;
+      if (m.count("step") && m.count("loss")) r.train_steps.push_back(m["step"]), r.train_loss.push_back(m["loss"]);
       if (m.count("items_per_s")) rate_sum += m["items_per_s"], ++rate_n;
     } else if (split == "eval") {
       r.last_eval = m;
+      if (m.count("step") && m.count("loss")) r.eval_steps.push_back(m["step"]), r.eval_loss.push_back(m["loss"]);
     }
     if (m.count("wall_time")) r.wall_time = std::max(r.wall_time, m["wall_time"]);
     if (m.count("step")) r.steps = std::max<int64_t>(r.steps, int64_t(m["step"]));
@@ -228,6 +232,30 @@ int run_reproduce(const ReproduceCommand& cmd) {
   }
   md += "\n## The paper's findings at this scale\n\n";
   md += spec.kind == "copy" ? copy_findings(results) : image_findings(results);
+  // Figure 2 / training curves: training loss against updates on a log axis, evaluation as markers.
+  fs::create_directories(cmd.results_dir);
+  {
+    std::vector<Series> series;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RowResult& r = results[rows[i]];
+      Series t{rows[i] + " (train)", r.train_steps, r.train_loss};
+      t.color = plot_color(i);
+      series.push_back(t);
+      Series e{"", r.eval_steps, r.eval_loss};
+      e.line = false;
+      e.markers = true;
+      e.color = plot_color(i);
+      series.push_back(e);
+    }
+    const std::string png = fmt::format("{}-{}-loss.png", spec.name, cmd.scale);
+    write_line_plot(series,
+                    {.title = fmt::format("{}: training loss (lines) and evaluation loss (dots)", spec.name),
+                     .x_label = "updates",
+                     .y_label = spec.kind == "copy" ? "cross entropy (nats)" : "nats per sub-pixel",
+                     .log_y = true},
+                    cmd.results_dir + "/" + png);
+    md += fmt::format("\n![training loss]({})\n", png);
+  }
   md += "\n## Commands\n\n```\n";
   for (const std::string& row : rows) md += results[row].command + "\n";
   md += "```\n\n## Machine\n\n";
@@ -237,7 +265,6 @@ int run_reproduce(const ReproduceCommand& cmd) {
                     "command: {:.0f} s (rows already complete are read, not retrained)\n- date: {}\n",
                     bench::cpu_model(), num_threads(), LINTRA_BUILD_TYPE, LINTRA_VERSION, rev.empty() ? "unknown" : rev,
                     dirty.empty() ? "" : " (with uncommitted changes)", wall, utc_timestamp());
-  fs::create_directories(cmd.results_dir);
   const std::string out = fmt::format("{}/{}-{}.md", cmd.results_dir, spec.name, cmd.scale);
   std::ofstream f(out);
   f << md;

@@ -4,7 +4,7 @@
 //   V'_i = φ(Q_i)ᵀ S_i / (φ(Q_i)·Z_i + eps),  S_i = Σ_{j≤i} φ(K_j) V_jᵀ,  Z_i = Σ_{j≤i} φ(K_j)
 // eps = 1e-6 as the paper's code. The numerator goes through causal_numerator(); the normaliser
 // is a cumsum over N, as in fast-transformers, and autograd differentiates it (Appendix A).
-// Time O(B·H·N·E·M); memory O(B·H·N·E·M) with the composed numerator, O(B·H·N·(E + M)) fused.
+// Time O(B·H·N·E·M); memory O(B·H·N·(E + M)) with the fused numerator (O(B·H·N·E·M) composed).
 // Masks: the causal mask is required (a full mask is refused: use "linear"); key lengths zero
 // φ(K) of padded keys.
 //
@@ -28,10 +28,9 @@ Var causal_numerator_composed(const Var& phi_q, const Var& phi_k, const Var& v) 
   return squeeze(matmul(unsqueeze(phi_q, 3), state), 3);  // (B, H, N, 1, E)·(B, H, N, E, M) → (B, H, N, M)
 }
 
-// The one line to switch to the fused kernel: `return causal_linear_product(phi_q, phi_k, v);`
-Var causal_numerator(const Var& phi_q, const Var& phi_k, const Var& v) {
-  return causal_numerator_composed(phi_q, phi_k, v);
-}
+// The numerator through the fused kernel (core/cpu/causal_product.cpp: chunked, constant-memory
+// backward); causal_numerator_composed() stays as the test oracle.
+Var causal_numerator(const Var& phi_q, const Var& phi_k, const Var& v) { return causal_linear_product(phi_q, phi_k, v); }
 
 namespace {
 
