@@ -189,3 +189,18 @@ TEST(train_e2e, config_mistakes_exit_2_with_key_file_line_and_hint) {
   EXPECT_EQ(layers.status, 2);
   EXPECT_THAT(layers.output, HasSubstr("expected an integer"));
 }
+
+TEST(train_e2e, nan_policy_error_names_the_step_and_skip_has_a_limit) {
+  // A learning rate of 1e30 overflows the weights after the first update, so the loss of update 2 is
+  // not finite, deterministically.
+  TempDir t;
+  const std::string base = kLintra + " train " + kSource + "/configs/copy/smoke/softmax.yaml threads=1 optim.lr=1e30 ";
+  Result err = run(base + "--run-dir " + t.path() + "/a");
+  EXPECT_EQ(err.status, 2) << err.output;
+  EXPECT_THAT(err.output, HasSubstr("not finite at step 2"));
+  EXPECT_THAT(err.output, HasSubstr("train.nan_policy: error"));
+  Result skip = run(base + "train.nan_policy=skip train.max_nan_skips=2 --run-dir " + t.path() + "/b");
+  EXPECT_EQ(skip.status, 2) << skip.output;
+  EXPECT_THAT(skip.output, HasSubstr("update skipped (1 in a row)"));
+  EXPECT_THAT(skip.output, HasSubstr("3 consecutive non-finite updates (train.max_nan_skips: 2)"));
+}
