@@ -133,7 +133,7 @@ nlohmann::ordered_json row_json(const GenerateBenchRow& r) {
   j["available"] = r.available;
   j["mode"] = r.mode;
   j["pixels_per_image"] = r.pixels_per_image;
-  j["pixels_generated"] = r.pixels_generated;
+  j["pixels_timed"] = r.pixels_timed;
   j["extrapolated"] = r.extrapolated;
   if (r.ms_per_token_first >= 0) {
     j["ms_per_token_first_10pct"] = r.ms_per_token_first;
@@ -162,7 +162,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
                                    P, L - 1)
                      : std::string("one real generation over every pixel"));
   fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", "variant", "mode", "batch", "images/s", "s/image",
-             "pixels", "note");
+             "timed", "note");
 
   std::vector<GenerateBenchRow> rows;
   std::vector<std::string> profile_lines;
@@ -179,30 +179,35 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
       r.pixels_per_image = L;
       Generator gen(o.seed, 100 + uint64_t(n));
       double seconds = 0;  // for the whole batch
-      if (!available) {
-        r.note = fmt::format("attention '{}' is not registered", p.attention);
-      } else if (p.recurrent) {
-        seconds = time_best([&] { (void)nn::generate_recurrent(*model, n, L, gen); }, o.min_seconds);
-        r.pixels_generated = L - 1;
-      } else if (sampled) {
-        seconds = integrated_recompute_seconds(*model, n, L, P, gen);
-        r.pixels_generated = P;
-        r.extrapolated = true;
-        r.note = fmt::format("extrapolated from {} timed positions", P);
-      } else {
-        const auto t0 = Clock::now();
-        (void)nn::generate_recompute(*model, n, L, gen);
-        seconds = since(t0);
-        r.pixels_generated = L - 1;
-        r.note = "one run";
+      try {
+        if (!available) {
+          r.note = fmt::format("attention '{}' is not registered", p.attention);
+        } else if (p.recurrent) {
+          seconds = time_best([&] { (void)nn::generate_recurrent(*model, n, L, gen); }, o.min_seconds);
+          r.pixels_timed = L - 1;
+        } else if (sampled) {
+          seconds = integrated_recompute_seconds(*model, n, L, P, gen);
+          r.pixels_timed = P;
+          r.extrapolated = true;
+          r.note = fmt::format("extrapolated from {} timed positions", P);
+        } else {
+          const auto t0 = Clock::now();
+          (void)nn::generate_recompute(*model, n, L, gen);
+          seconds = since(t0);
+          r.pixels_timed = L - 1;
+          r.note = "one run";
+        }
+      } catch (const Error& e) {  // reported, and the sweep goes on
+        r.available = false;
+        r.note = fmt::format("failed: {}", e.what());
       }
-      if (available) {
+      if (r.available) {
         r.images_per_s = double(n) / seconds;
         r.seconds_per_image = seconds / double(n);
       }
       fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", r.variant, r.mode, r.batch,
-                 available ? fmt::format("{:.4g}", r.images_per_s) : "-",
-                 available ? fmt::format("{:.4g}", r.seconds_per_image) : "-", r.pixels_generated, r.note);
+                 r.available ? fmt::format("{:.4g}", r.images_per_s) : "-",
+                 r.available ? fmt::format("{:.4g}", r.seconds_per_image) : "-", r.pixels_timed, r.note);
       std::fflush(stdout);
       rows.push_back(r);
     }

@@ -50,12 +50,12 @@ struct GenerateBenchOptions {
 struct GenerateBenchRow {
   std::string variant;
   int64_t batch = 0;
-  bool available = true;
+  bool available = true;        // false: the attention is not registered, or the run failed (see note)
   double images_per_s = -1;
   double seconds_per_image = -1;
   std::string mode;             // recurrent | recompute
   int64_t pixels_per_image = 0; // L
-  int64_t pixels_generated = 0; // sampled positions per image actually run (L − 1, or P timed)
+  int64_t pixels_timed = 0;     // positions whose cost was measured: L − 1, or P when extrapolated
   bool extrapolated = false;
   double ms_per_token_first = -1;  // recurrent, batch 1 with profile: first / last 10% of positions
   double ms_per_token_last = -1;

@@ -83,7 +83,7 @@ TEST(BenchSmoke, GenerateWritesEveryVariant) {
   EXPECT_FALSE(j[0]["extrapolated"].get<bool>());
   EXPECT_TRUE(j[0].contains("ms_per_token_first_10pct"));
   EXPECT_TRUE(j[4]["extrapolated"].get<bool>());
-  EXPECT_EQ(j[4]["pixels_generated"], 2);
+  EXPECT_EQ(j[4]["pixels_timed"], 2);
   EXPECT_GT(j[4]["seconds_per_image"].get<double>(), 0);
 }
 
