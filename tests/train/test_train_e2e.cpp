@@ -204,3 +204,23 @@ TEST(train_e2e, nan_policy_error_names_the_step_and_skip_has_a_limit) {
   EXPECT_THAT(skip.output, HasSubstr("update skipped (1 in a row)"));
   EXPECT_THAT(skip.output, HasSubstr("3 consecutive non-finite updates (train.max_nan_skips: 2)"));
 }
+
+TEST(train_e2e, reproduce_copy_smoke_trains_every_row_and_writes_the_table_and_plot) {
+  TempDir t;
+  Result r = run("cd " + t.path() + " && " + kLintra + " reproduce copy --scale smoke --configs-dir " + kSource +
+                 "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream md(t.path() + "/results/copy-smoke.md");
+  std::stringstream ss;
+  ss << md.rdbuf();
+  for (const char* row : {"| softmax |", "| linear |", "| lsh-4 |"}) EXPECT_THAT(ss.str(), HasSubstr(row));
+  EXPECT_THAT(ss.str(), HasSubstr("lintra train " + kSource + "/configs/copy/smoke/linear.yaml"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.png"));
+  for (const char* row : {"softmax", "linear", "lsh-4"})
+    EXPECT_TRUE(fs::exists(t.path() + "/runs/copy-smoke/" + row + "/checkpoints/latest")) << row;
+  // A second call reads the finished rows instead of training them again.
+  Result again = run("cd " + t.path() + " && " + kLintra + " reproduce copy --scale smoke --configs-dir " + kSource +
+                     "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
+  EXPECT_EQ(again.status, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("finished 8 steps"));
+}
