@@ -9,7 +9,8 @@
 
 namespace lintra::train {
 
-Optimizer::Optimizer(std::vector<NamedParam> params, double lr) : params_(std::move(params)), lr_(lr) {
+Optimizer::Optimizer(std::vector<NamedParam> params, double lr, double max_grad_norm)
+    : params_(std::move(params)), lr_(lr), max_grad_norm_(max_grad_norm) {
   for (const NamedParam& p : params_) {
     LINTRA_CHECK(p.var.defined() && p.var.is_leaf(), "optimizer: parameter '{}' is not a leaf Var", p.name);
     LINTRA_CHECK(p.var.data().is_contiguous(), "optimizer: parameter '{}' is not contiguous", p.name);
@@ -30,6 +31,10 @@ void Optimizer::step() {
     if (!v.grad().defined()) continue;
     Tensor p = v.data();
     Tensor g = v.grad().contiguous();
+    if (max_grad_norm_ > 0) {
+      g = g.clone();  // the Var's gradient stays as backward left it
+      clip_grad_norm_(g, max_grad_norm_);
+    }
     update(i, p, g);
     p.bump_version();
   }

@@ -19,7 +19,9 @@ struct NamedParam {
 
 class Optimizer {
  public:
-  explicit Optimizer(std::vector<NamedParam> params, double lr);
+  // max_grad_norm > 0: each parameter's gradient is clipped to that L2 norm inside step(), per tensor
+  // (the paper's RAdam does this), before update() sees it.
+  Optimizer(std::vector<NamedParam> params, double lr, double max_grad_norm = 0);
   virtual ~Optimizer() = default;
   virtual std::string type() const = 0;
   virtual std::map<std::string, double> hparams() const = 0;
@@ -38,7 +40,7 @@ class Optimizer {
   const std::vector<NamedParam>& params() const { return params_; }
 
  protected:
-  // Updates parameter i in place (p is its data, contiguous), given its gradient g.
+  // Updates parameter i in place (p is its data, contiguous), given its (clipped) gradient g.
   virtual void update(size_t i, Tensor& p, const Tensor& g) = 0;
   // Declares a slot (zero-initialised like each parameter), e.g. "exp_avg".
   void add_slot(const std::string& name);
@@ -46,6 +48,7 @@ class Optimizer {
 
   std::vector<NamedParam> params_;
   double lr_;
+  double max_grad_norm_ = 0;
   int64_t step_count_ = 0;
 
  private:

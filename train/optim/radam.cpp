@@ -17,23 +17,18 @@ namespace {
 
 class RAdam : public Optimizer {
  public:
-  RAdam(std::vector<NamedParam> params, const OptimizerOptions& o) : Optimizer(std::move(params), o.lr), o_(o) {
+  RAdam(std::vector<NamedParam> params, const OptimizerOptions& o) : Optimizer(std::move(params), o.lr, o.max_grad_norm), o_(o) {
     add_slot("exp_avg");
     add_slot("exp_avg_sq");
   }
   std::string type() const override { return "radam"; }
   std::map<std::string, double> hparams() const override {
     return {{"lr", lr_}, {"beta1", o_.beta1}, {"beta2", o_.beta2}, {"eps", o_.eps}, {"weight_decay", o_.weight_decay},
-            {"max_grad_norm", o_.max_grad_norm}};
+            {"max_grad_norm", max_grad_norm_}};
   }
 
  protected:
-  void update(size_t i, Tensor& p, const Tensor& g_in) override {
-    Tensor g = g_in;
-    if (o_.max_grad_norm > 0) {
-      g = g_in.clone();
-      clip_grad_norm_(g, o_.max_grad_norm);
-    }
+  void update(size_t i, Tensor& p, const Tensor& g) override {
     const double t = double(step_count_);
     const double b1 = o_.beta1, b2 = o_.beta2;
     const double b2t = std::pow(b2, t);

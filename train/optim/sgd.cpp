@@ -10,12 +10,12 @@ namespace {
 class Sgd : public Optimizer {
  public:
   Sgd(std::vector<NamedParam> params, const OptimizerOptions& o)
-      : Optimizer(std::move(params), o.lr), momentum_(o.momentum), weight_decay_(o.weight_decay) {
+      : Optimizer(std::move(params), o.lr, o.max_grad_norm), momentum_(o.momentum), weight_decay_(o.weight_decay) {
     if (momentum_ > 0) add_slot("momentum_buffer");
   }
   std::string type() const override { return "sgd"; }
   std::map<std::string, double> hparams() const override {
-    return {{"lr", lr_}, {"momentum", momentum_}, {"weight_decay", weight_decay_}};
+    return {{"lr", lr_}, {"momentum", momentum_}, {"weight_decay", weight_decay_}, {"max_grad_norm", max_grad_norm_}};
   }
 
  protected:
