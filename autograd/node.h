@@ -48,6 +48,13 @@ struct Node {
   Shape output_shape;
   bool released = false;
 
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Frees the chain of Nodes only this one keeps alive iteratively: a graph of a million ops
+  // dropped without a backward would otherwise overflow the stack through nested destructors.
+  ~Node();
+
   // Throws if a saved tensor was modified in place since it was saved.
   std::vector<Tensor> unpack_saved() const;
   void release();

@@ -58,6 +58,20 @@ std::vector<Tensor> Node::unpack_saved() const {
   return out;
 }
 
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> pending;
+  for (Edge& e : inputs)
+    if (e.fn) pending.push_back(std::move(e.fn));
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    if (n.use_count() == 1) {  // we hold the last reference: take its inputs before it dies
+      for (Edge& e : n->inputs)
+        if (e.fn) pending.push_back(std::move(e.fn));
+    }
+  }
+}
+
 void Node::release() {
   saved.clear();
   backward = nullptr;

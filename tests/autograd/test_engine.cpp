@@ -182,3 +182,14 @@ TEST(autograd_engine, LongChainsDoNotOverflowTheStack) {
 
 }  // namespace
 }  // namespace lintra
+
+// A very deep graph dropped without a backward is freed iteratively (no stack overflow).
+TEST(autograd_engine, dropping_a_very_deep_graph_does_not_overflow_the_stack) {
+  lintra::Var x(lintra::Tensor::ones({1}), true);
+  {
+    lintra::Var y = x;
+    for (int i = 0; i < 1000000; ++i) y = lintra::add(y, 1.0);
+    EXPECT_EQ(y.data().item(), 1000001.0);
+  }  // y's graph (a million nodes) is destroyed here
+  SUCCEED();
+}
