@@ -207,10 +207,7 @@ std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptio
   if (!opt.json_path.empty()) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : rows) out.push_back(row_json(r));
-    std::ofstream f(opt.json_path);
-    LINTRA_CHECK(f.good(), "bench attention: cannot write {}", opt.json_path);
-    f << out.dump(2) << "\n";
-    fmt::print("\nwrote {}\n", opt.json_path);
+    write_bench_json(opt.json_path, out, "attention");
   }
   return rows;
 }

@@ -231,10 +231,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
   if (!o.json_path.empty()) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : rows) out.push_back(row_json(r));
-    std::ofstream f(o.json_path);
-    LINTRA_CHECK(f.good(), "bench generate: cannot write {}", o.json_path);
-    f << out.dump(2) << "\n";
-    fmt::print("\nwrote {}\n", o.json_path);
+    write_bench_json(o.json_path, out, "generate");
   }
   return rows;
 }

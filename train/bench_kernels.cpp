@@ -146,12 +146,7 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                    {"unit", r.unit},
                    {"reference_is", r.reference_name}});
   }
-  if (!opt.json_path.empty()) {
-    std::ofstream f(opt.json_path);
-    LINTRA_CHECK(f.good(), "bench kernels: cannot write {}", opt.json_path);
-    f << out.dump(2) << "\n";
-    fmt::print("\nwrote {}\n", opt.json_path);
-  }
+  if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");
 }
 
 }  // namespace lintra::bench

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+
+#include "core/error.h"
 #include <limits>
 
 namespace lintra::bench {
@@ -53,6 +55,14 @@ std::string cpu_model() {
     }
   }
   return "unknown CPU";
+}
+
+void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench) {
+  std::ofstream f(path);
+  LINTRA_CHECK(f.good(), "bench {}: cannot write {}", bench, path);
+  f << rows.dump(2) << "\n";
+  LINTRA_CHECK(f.good(), "bench {}: writing {} failed", bench, path);
+  fmt::print("\nwrote {}\n", path);
 }
 
 }  // namespace lintra::bench

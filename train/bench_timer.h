@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace lintra::bench {
@@ -19,6 +20,9 @@ PairTiming time_pair(const std::function<void()>& a, const std::function<void()>
 // Best time of f over repeats for at least min_seconds (at least 3 repeats).
 double time_best(const std::function<void()>& f, double min_seconds = 1.0);
 
-std::string cpu_model();  // from /proc/cpuinfo
+std::string cpu_model();
+
+// Writes a benchmark's rows (a JSON array) to path and says so; throws naming the bench and file.
+void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench);  // from /proc/cpuinfo
 
 }  // namespace lintra::bench
