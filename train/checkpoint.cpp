@@ -17,7 +17,7 @@
 #include <set>
 
 #include "train/checkpoint_detail.h"
-#include "train/h5.h"
+#include "data/h5.h"
 
 static_assert(std::endian::native == std::endian::little,
               "checkpoint digests are of little-endian bytes; a big-endian build needs byte swapping");

@@ -24,7 +24,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "train/checkpoint.h"
-#include "train/h5.h"
+#include "data/h5.h"
 
 namespace lintra {
 namespace {

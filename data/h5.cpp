@@ -1,5 +1,5 @@
 // h5.cpp — the HDF5 wrapper: identifiers, attributes, datasets, groups, files (see h5.h).
-#include "train/h5.h"
+#include "data/h5.h"
 
 #include <fmt/format.h>
 

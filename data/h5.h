@@ -1,4 +1,4 @@
-// h5.h — a small RAII wrapper of the HDF5 C API (1.10), used by the checkpoint code.
+// h5.h — a small RAII wrapper of the HDF5 C API (1.10), used by checkpoints (train/) and the speech corpus files (data/).
 //
 // Every HDF5 call's return code is checked; a failure throws lintra::Error whose message starts with
 // "<file>: <object path>: <what failed>" and ends with HDF5's own innermost message, e.g.
