@@ -4,12 +4,11 @@
 #include <fmt/format.h>
 
 #include "core/threading.h"
-#include "data/cache.h"
-#include "data/mnist_fetch.h"
 #include "train/bench_attention.h"
 #include "train/bench_generate.h"
 #include "train/bench_kernels.h"
 #include "train/commands.h"
+#include "train/data_commands.h"
 #include "train/experiment_config.h"
 #include "train/reproduce.h"
 #include "train/selfcheck.h"
@@ -101,15 +100,8 @@ int run_cli(int argc, char** argv) {
   bench::GenerateBenchOptions gopt;
   auto* generate_bench = bench::add_bench_generate_command(bench, gopt);
 
-  auto* data_cmd = app.add_subcommand("data", "fetch or prepare data sets into the data cache\n"
-                                              "(--data-dir, else $LINTRA_DATA, else <repo>/data/cache)");
-  data_cmd->require_subcommand(1);
-  std::string data_dir;
-  data_cmd->add_option("--data-dir", data_dir, "data cache folder");
-  std::string fetch_name;
-  auto* fetch = data_cmd->add_subcommand("fetch", "download and verify a data set (idempotent)\n"
-                                                   "Example: lintra data fetch mnist");
-  fetch->add_option("name", fetch_name, "data set")->required()->check(CLI::IsMember({"mnist"}));
+  train::DataCommands data_cmds;
+  auto* data_cmd = train::add_data_commands(app, data_cmds);
 
   try {
     app.parse(argc, argv);
@@ -140,10 +132,8 @@ int run_cli(int argc, char** argv) {
     bench::run_attention_benchmark(aopt);
   } else if (generate_bench->parsed()) {
     bench::run_generate_benchmark(gopt);
-  } else if (fetch->parsed()) {
-    auto root = data::data_root(data_dir);
-    auto dir = data::fetch_mnist(root, [](const std::string& m) { fmt::print("{}\n", m); });
-    fmt::print("mnist: verified in {}\n", dir.string());
+  } else if (data_cmd->parsed()) {
+    return train::run_data_command(data_cmds);
   }
   return 0;
 }
