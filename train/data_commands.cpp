@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "data/cache.h"
 #include "data/mnist_fetch.h"
+#include "data/photos32.h"
 
 namespace lintra::train {
 
@@ -28,6 +29,25 @@ void add_fetch(CLI::App* data_cmd, DataCommands& cmds) {
   });
 }
 
+// `lintra data prepare photos32 [--seed S] [--train-count N] [--test-count M]`
+void add_prepare_photos32(CLI::App* prepare, DataCommands& cmds) {
+  auto opt = std::make_shared<data::Photos32Options>();
+  auto* cmd = prepare->add_subcommand(
+      "photos32", "32×32 patches of 33 photos from Debian packages, in CIFAR-10's binary format (the CIFAR-10\n"
+                  "stand-in; DATA.md). Downloads 163 MB of .debs once (kept in <cache>/photos32/debs).\n"
+                  "Example: lintra data prepare photos32 --seed 1");
+  cmd->add_option("--seed", opt->seed, "patch sampler seed (same seed, same bytes)")->capture_default_str();
+  cmd->add_option("--train-count", opt->train_count, "training patches, over data_batch_1..5.bin")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--test-count", opt->test_count, "test patches, in test_batch.bin")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->callback([&cmds, opt] {
+    cmds.action = [&cmds, opt] { data::prepare_photos32(data::data_root(cmds.data_dir), *opt, print_line); };
+  });
+}
+
 }  // namespace
 
 CLI::App* add_data_commands(CLI::App& app, DataCommands& cmds) {
@@ -40,6 +60,7 @@ CLI::App* add_data_commands(CLI::App& app, DataCommands& cmds) {
   auto* prepare = data_cmd->add_subcommand("prepare", "build a prepared data set from its sources (idempotent)");
   prepare->require_subcommand(1);
   // Each prepared data set registers its subcommand of `prepare` here (one add_prepare_* each).
+  add_prepare_photos32(prepare, cmds);
   (void)prepare;
   return data_cmd;
 }

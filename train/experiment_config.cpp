@@ -53,7 +53,7 @@ Schema experiment_schema() {
   top.add_int("threads", 0, "threads for OpenMP and OpenBLAS (0: all cores)").min(0);
 
   Schema data("the data set");
-  data.add_enum("name", {"copy", "mnist", "cifar10"}, "copy", "data set");
+  data.add_enum("name", {"copy", "mnist", "cifar10", "photos32"}, "copy", "data set");
   data.add_string("root", "", "data cache folder (empty: $LINTRA_DATA, else data/cache)");
   data.add_int("train_size", 0, "training samples (0: the whole split; copy task: sequences generated)").min(0);
   data.add_int("eval_size", 0, "evaluation samples (0: the whole split)").min(0);

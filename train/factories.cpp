@@ -59,6 +59,9 @@ DataSplits build_data(const Config& cfg) {
   } else if (name == "cifar10") {
     s.train = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "train");
     s.eval = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "test");
+  } else if (name == "photos32") {  // CIFAR-10's format, made by `lintra data prepare photos32`
+    s.train = std::make_unique<data::Cifar10Dataset>(root / "photos32", "train");
+    s.eval = std::make_unique<data::Cifar10Dataset>(root / "photos32", "test");
   } else {
     LINTRA_FAIL("data.name: unknown data set '{}'", name);
   }
