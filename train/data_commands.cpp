@@ -8,6 +8,8 @@
 #include "data/cache.h"
 #include "data/mnist_fetch.h"
 #include "data/photos32.h"
+#include "data/espeak_corpus.h"
+#include "data/speech_corpus.h"
 
 namespace lintra::train {
 
@@ -48,6 +50,52 @@ void add_prepare_photos32(CLI::App* prepare, DataCommands& cmds) {
   });
 }
 
+// `lintra data prepare speech --manifest FILE --out DIR [--threads N]`
+void add_prepare_speech(CLI::App* prepare, DataCommands& cmds) {
+  struct Args {
+    std::string manifest, out;
+    data::PrepareSpeechOptions opt;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = prepare->add_subcommand(
+      "speech", "40-dim log-mel features of any speech corpus (e.g. WSJ converted to 16 kHz WAV) from a manifest of\n"
+                "TAB-separated rows 'split id wav phones' (split train|dev|test; wav relative to the manifest;\n"
+                "39 ARPAbet phones, stress digits ignored), into DIR/{train,dev,test}.h5 (DATA.md).\n"
+                "Example: lintra data prepare speech --manifest wsj/manifest.tsv --out data/cache/wsj");
+  cmd->add_option("--manifest", args->manifest, "manifest file (TSV: split, id, wav path, phones)")->required();
+  cmd->add_option("--out", args->out, "output folder for train.h5, dev.h5, test.h5")->required();
+  cmd->add_option("--threads", args->opt.threads, "feature threads (0: all)")->capture_default_str();
+  cmd->callback([&cmds, args] {
+    cmds.action = [args] {
+      for (const auto& s : data::prepare_speech(args->manifest, args->out, args->opt, print_line)) {
+        fmt::print("speech: {}: {} utterances, {} frames -> {}\n", s.split, s.utterances, s.frames, s.file.string());
+      }
+    };
+  });
+}
+
+// `lintra data prepare espeak-speech [--size tiny|small|full] [--seed N] [--keep-wavs]`
+void add_prepare_espeak_speech(CLI::App* prepare, DataCommands& cmds) {
+  auto opt = std::make_shared<data::EspeakCorpusOptions>();
+  auto* cmd = prepare->add_subcommand(
+      "espeak-speech", "synthetic read speech from espeak-ng with the phonemes it spoke (the WSJ stand-in; DATA.md),\n"
+                       "made into <cache>/espeak-speech-<size>/ by the same pipeline as `prepare speech`.\n"
+                       "Sizes (train/dev/test utterances): tiny 40/8/8 (seconds), small 600/80/80 (about a\n"
+                       "minute on 2 cores), full 4000/400/300 (DATA.md's recommendation). Needs espeak-ng, sox,\n"
+                       "fortunes and wordnet-base (tools/install-deps.sh).\n"
+                       "Example: lintra data prepare espeak-speech --size small --seed 1");
+  cmd->add_option("--size", opt->size, "corpus size")->capture_default_str()->check(
+      CLI::IsMember({"tiny", "small", "full"}));
+  cmd->add_option("--seed", opt->seed, "text, voice and prosody seed (same seed, same corpus)")->capture_default_str();
+  cmd->add_flag("--keep-wavs", opt->keep_wavs, "keep the 16 kHz WAVs (deleted once the features exist by default)");
+  cmd->callback([&cmds, opt] {
+    cmds.action = [&cmds, opt] {
+      auto dir = data::prepare_espeak_speech(data::data_root(cmds.data_dir), *opt, print_line);
+      fmt::print("espeak-speech: {} ready in {}\n", opt->size, dir.string());
+    };
+  });
+}
+
 }  // namespace
 
 CLI::App* add_data_commands(CLI::App& app, DataCommands& cmds) {
@@ -61,6 +109,8 @@ CLI::App* add_data_commands(CLI::App& app, DataCommands& cmds) {
   prepare->require_subcommand(1);
   // Each prepared data set registers its subcommand of `prepare` here (one add_prepare_* each).
   add_prepare_photos32(prepare, cmds);
+  add_prepare_speech(prepare, cmds);
+  add_prepare_espeak_speech(prepare, cmds);
   (void)prepare;
   return data_cmd;
 }
