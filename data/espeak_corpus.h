@@ -27,8 +27,10 @@
 //
 // Sizes (utterances train/dev/test; words per utterance):
 //   tiny    40 / 8 / 8        one sentence of 6 … 10 words (about 3 s): for tests, seconds to build
-//   small   600 / 80 / 80     sentences joined to >= 14 words (about 8 s, like WSJ): about 1 minute on 2 cores
-//   full    4000 / 400 / 300  as small: DATA.md's recommendation, about 6 minutes on one core
+//   small   600 / 80 / 80     sentences joined to >= 14 words (mean 8.2 s, 818 frames, like WSJ): 44 s on 2
+//                             busy cores, 100 MB (train.h5 79 MB)
+//   full    4000 / 400 / 300  as small: DATA.md's recommendation; about 5 minutes on 2 cores and 650 MB
+//                             (estimated from small)
 //
 // Idempotent: with stamp.txt present the call re-hashes the files, checks them against it and returns
 // (a different seed, or a changed file, is an error telling to delete the folder). The build happens

@@ -14,7 +14,7 @@
 // . , ; : ! ? ' " ( ) - only, every blank-separated token holds a letter or digit (or is a dash),
 // and it has 6 … 30 words (tokens with a letter); a final '.' is added when it ends without . ! ?.
 // collect_sentences() returns the unique sentences (first occurrence wins) in a fixed order: fortune
-// files by path, then the four WordNet files in the order above. About 0.5 s for ~100,000 sentences.
+// files by path, then the four WordNet files in the order above: about 135,000 sentences in about 1 s.
 #pragma once
 
 #include <cstdint>

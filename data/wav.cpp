@@ -15,6 +15,9 @@ uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
 void put32(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
 }
+void put_id(std::vector<uint8_t>& out, const char* id) {
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(id[i]));
+}
 void put16(std::vector<uint8_t>& out, uint16_t v) {
   out.push_back(uint8_t(v));
   out.push_back(uint8_t(v >> 8));
@@ -98,9 +101,10 @@ std::vector<uint8_t> encode_wav(const std::vector<int16_t>& samples, int sample_
   const uint32_t data_bytes = uint32_t(samples.size() * 2);
   std::vector<uint8_t> out;
   out.reserve(44 + data_bytes);
-  out.insert(out.end(), {'R', 'I', 'F', 'F'});
+  put_id(out, "RIFF");
   put32(out, 36 + data_bytes);
-  out.insert(out.end(), {'W', 'A', 'V', 'E', 'f', 'm', 't', ' '});
+  put_id(out, "WAVE");
+  put_id(out, "fmt ");
   put32(out, 16);
   put16(out, kFormatPcm);
   put16(out, 1);                          // channels
@@ -108,7 +112,7 @@ std::vector<uint8_t> encode_wav(const std::vector<int16_t>& samples, int sample_
   put32(out, uint32_t(sample_rate) * 2);  // byte rate
   put16(out, 2);                          // block align
   put16(out, 16);                         // bits per sample
-  out.insert(out.end(), {'d', 'a', 't', 'a'});
+  put_id(out, "data");
   put32(out, data_bytes);
   for (int16_t s : samples) put16(out, uint16_t(s));
   return out;
