@@ -1,16 +1,19 @@
 #include "train/commands.h"
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "autograd/node.h"
 #include "data/loader.h"
+#include "data/speech_corpus.h"
+#include "nn/losses/ctc.h"
+#include "nn/models/image_generation.h"
+#include "nn/models/image_model.h"
+#include "nn/models/speech_model.h"
 #include "train/experiment_config.h"
 #include "train/factories.h"
 #include "train/png.h"
-#include "nn/models/image_generation.h"
-#include "nn/models/image_model.h"
-#include <chrono>
-#include <cmath>
 
 namespace lintra::train {
 
@@ -41,35 +44,73 @@ int run_eval(const EvalCommand& cmd) {
   Config cfg = config_from_checkpoint(c);
   std::shared_ptr<nn::Model> model = build_model(cfg);
   load_model_weights(*model, c);
-  DataSplits splits = build_data(cfg);
+  DataSplits splits = build_data(cfg, /*with_test=*/true);
   NoGradGuard no_grad;
   model->eval();
   data::LoaderOptions lo;
   const int64_t bs = cfg.get_int("data.eval_batch_size") > 0 ? cfg.get_int("data.eval_batch_size") : cfg.get_int("data.batch_size");
-  lo.batch_size = std::min(bs, splits.eval->size());
+  lo.batch_size = std::min(bs, splits.test->size());
   lo.shuffle = false;
   lo.prefetch = 0;
-  data::DataLoader loader(*splits.eval, lo);
+  data::DataLoader loader(*splits.test, lo);
   int64_t n = loader.batches_per_epoch();
   if (cmd.max_batches > 0) n = std::min(n, cmd.max_batches);
   nn::MetricSums sums;
   for (int64_t b = 0; b < n; ++b) nn::accumulate_sums(sums, model->loss(to_model_batch(loader.next())).sums);
-  fmt::print("{} (step {}), {} on {} batches of {}:\n", cmd.checkpoint, c.global_step, splits.eval->name(), n,
+  fmt::print("{} (step {}), {} on {} batches of {}:\n", cmd.checkpoint, c.global_step, splits.test->name(), n,
              lo.batch_size);
   for (const auto& [k, v] : model->summarize(sums)) fmt::print("  {:<14} {:.6f}\n", k, v);
   return 0;
 }
+
+namespace {
+
+std::string phone_string(const std::vector<int64_t>& ids) {
+  std::vector<std::string> names;
+  for (int64_t id : ids) names.push_back(data::phone_name(id));
+  return fmt::format("{}", fmt::join(names, " "));
+}
+
+// Speech "samples": the greedy CTC decodings of the first n test utterances beside their references.
+int sample_speech(const SampleCommand& cmd, const Config& cfg, const CheckpointData& c, nn::SpeechModel& model) {
+  DataSplits splits = build_data(cfg, /*with_test=*/true);
+  NoGradGuard no_grad;
+  model.eval();
+  const int64_t n = std::min<int64_t>(cmd.n, splits.test->size());
+  LINTRA_CHECK(n > 0, "sample: the test split of {} is empty", splits.test->name());
+  std::vector<data::Sample> samples;
+  for (int64_t i = 0; i < n; ++i) samples.push_back(splits.test->get(i));
+  data::Batch b = data::collate(samples, 0);
+  Tensor z = model.log_probs(b.features, b.lengths).data();
+  auto hyp = nn::ctc_greedy_decode(z, b.lengths);
+  fmt::print("{} (step {}): greedy CTC decodings of {} utterances of {}\n", cmd.checkpoint, c.global_step, n,
+             splits.test->name());
+  double dist = 0, ref = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& r = samples[size_t(i)].targets;
+    const int64_t d = nn::edit_distance(hyp[size_t(i)], r);
+    dist += double(d);
+    ref += double(r.size());
+    fmt::print("[{}] edits {}/{}\n  ref: {}\n  hyp: {}\n", i, d, r.size(), phone_string(r), phone_string(hyp[size_t(i)]));
+  }
+  fmt::print("PER over these {}: {:.4f}\n", n, ref > 0 ? dist / ref : 0.0);
+  return 0;
+}
+
+}  // namespace
 
 int run_sample(const SampleCommand& cmd) {
   CheckpointData c = load_checkpoint(cmd.checkpoint);
   Config cfg = config_from_checkpoint(c);
   std::shared_ptr<nn::Model> model = build_model(cfg);
   load_model_weights(*model, c);
+  if (auto* speech = dynamic_cast<nn::SpeechModel*>(model.get())) return sample_speech(cmd, cfg, c, *speech);
   auto* image = dynamic_cast<nn::ImageModel*>(model.get());
-  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image models", cmd.checkpoint,
-               cfg.get_string("model.type"));
+  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image and speech models",
+               cmd.checkpoint, cfg.get_string("model.type"));
   const std::string data = cfg.get_string("data.name");
-  const int64_t side = data == "mnist" ? 28 : 32, channels = data == "mnist" ? 1 : 3;
+  const bool gray = data == "mnist" || data == "fashion-mnist";
+  const int64_t side = gray ? 28 : 32, channels = gray ? 1 : 3;
   const int64_t length = side * side * channels;
   const bool recurrent = cmd.mode == "recurrent" || (cmd.mode == "auto" && image->has_recurrent());
   Generator gen(cmd.seed, 0x73616d70);  // "samp"

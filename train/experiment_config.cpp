@@ -53,19 +53,24 @@ Schema experiment_schema() {
   top.add_int("threads", 0, "threads for OpenMP and OpenBLAS (0: all cores)").min(0);
 
   Schema data("the data set");
-  data.add_enum("name", {"copy", "mnist", "cifar10", "photos32"}, "copy", "data set");
+  data.add_enum("name", {"copy", "mnist", "fashion-mnist", "cifar10", "photos32", "espeak-speech", "speech"}, "copy",
+                "data set (speech: a corpus made by `lintra data prepare speech`, in data.corpus)");
   data.add_string("root", "", "data cache folder (empty: $LINTRA_DATA, else data/cache)");
   data.add_int("train_size", 0, "training samples (0: the whole split; copy task: sequences generated)").min(0);
   data.add_int("eval_size", 0, "evaluation samples (0: the whole split)").min(0);
   data.add_int("max_length", 128, "copy task: sequence length").min(4);
+  data.add_enum("corpus_size", {"tiny", "small", "full"}, "small", "espeak-speech: corpus size (lintra data prepare espeak-speech)");
+  data.add_string("corpus", "", "speech: prepared corpus folder (relative to the data cache, or absolute)");
+  data.add_bool("bucket_by_length", false, "batch utterances of similar length together (speech)");
   data.add_int("batch_size", 64, "sequences per optimizer update (before gradient accumulation)").min(1);
   data.add_int("eval_batch_size", 0, "sequences per evaluation batch (0: batch_size)").min(0);
   data.add_int("prefetch", 2, "batches prepared ahead by a background thread (0: none)").min(0);
   top.add_section("data", data, "what to train on");
 
   Schema model("the network");
-  model.add_enum("type", {"copy", "image"}, "copy",
-                 "model: copy (tokens → next token, 11 symbols) or image (pixels → mixture of logistics)");
+  model.add_enum("type", {"copy", "image", "speech", "bilstm"}, "copy",
+                 "model: copy (tokens → next token, 11 symbols), image (pixels → mixture of logistics), "
+                 "speech (filterbanks → transformer → CTC over phones) or bilstm (the Bi-LSTM CTC baseline)");
   model.add_int("layers", 4, "transformer layers").min(1);
   model.add_int("heads", 8, "attention heads").min(1);
   model.add_int("d_query", 32, "query/key/value width per head; d_model = heads · d_query").min(1);
@@ -75,6 +80,8 @@ Schema experiment_schema() {
   model.add_enum("positional", {"concat", "add"}, "concat", "positional encoding: concatenated (the paper's code) or added");
   model.add_bool("pre_norm", false, "pre-LayerNorm layers (the paper's code is post-LayerNorm)");
   model.add_int("mixtures", 10, "image: logistic mixture components per sub-pixel").min(1);
+  model.add_int("lstm_hidden", 320, "bilstm: hidden units per direction").min(1);
+  model.add_int("lstm_layers", 3, "bilstm: stacked bidirectional layers").min(1);
   model.add_owned_section(
       "attention", "the attention variant and its parameters",
       variant_resolver("type", [] { return nn::builtin_attention_registry().names(); }, "softmax",

@@ -5,12 +5,18 @@
 #include "data/copy_task.h"
 #include "data/idx.h"
 #include "nn/models/copy_model.h"
+#include "data/speech_corpus.h"
 #include "nn/models/image_model.h"
+#include "nn/models/speech_model.h"
 #include "train/experiment_config.h"
 
 namespace lintra::train {
 
 namespace {
+
+namespace fs = std::filesystem;
+constexpr int64_t kSpeechFeatureDim = 40;  // log-mel filterbank channels (DATA.md)
+constexpr const char* kDebianFashionMnist = "/usr/share/datasets/fashion-mnist";  // package dataset-fashion-mnist
 
 // A prefix of a data set (data.train_size / eval_size).
 class Prefix : public data::Dataset {
@@ -36,7 +42,19 @@ std::unique_ptr<data::Dataset> limit(std::unique_ptr<data::Dataset> d, int64_t n
 
 }  // namespace
 
-DataSplits build_data(const Config& cfg) {
+std::filesystem::path speech_corpus_dir(const Config& cfg) {
+  Config d = cfg.section("data");
+  auto root = data::data_root(d.get_string("root"));
+  const std::string name = d.get_string("name");
+  if (name == "espeak-speech") return root / ("espeak-speech-" + d.get_string("corpus_size"));
+  LINTRA_CHECK(name == "speech", "data.name: '{}' is not a speech data set", name);
+  const std::string corpus = d.get_string("corpus");
+  LINTRA_CHECK(!corpus.empty(), "data.corpus: a speech run needs the folder made by `lintra data prepare speech`");
+  std::filesystem::path p(corpus);
+  return p.is_absolute() ? p : root / p;
+}
+
+DataSplits build_data(const Config& cfg, bool with_test) {
   Config d = cfg.section("data");
   const std::string name = d.get_string("name");
   const uint64_t seed = uint64_t(cfg.get_int("seed"));
@@ -50,23 +68,42 @@ DataSplits build_data(const Config& cfg) {
     o.size = d.get_int("eval_size") > 0 ? d.get_int("eval_size") : 1280;
     o.seed = seed + 0x5eed;  // evaluation sequences are drawn apart from the training ones
     s.eval = std::make_unique<data::CopyTaskDataset>(o);
+    if (with_test) {
+      o.seed = seed + 0x7e57;  // a third, disjoint draw for `lintra eval`
+      s.test = std::make_unique<data::CopyTaskDataset>(o);
+    }
     return s;
   }
   auto root = data::data_root(d.get_string("root"));
   if (name == "mnist") {
     s.train = std::make_unique<data::MnistDataset>((root / "mnist").string(), "train");
     s.eval = std::make_unique<data::MnistDataset>((root / "mnist").string(), "test");
+    if (with_test) s.test = std::make_unique<data::MnistDataset>((root / "mnist").string(), "test");
+  } else if (name == "fashion-mnist") {
+    // Debian's dataset-fashion-mnist (gzipped IDX), unless a copy sits in the data cache.
+    const auto dir = fs::exists(root / "fashion-mnist") ? root / "fashion-mnist" : fs::path(kDebianFashionMnist);
+    s.train = std::make_unique<data::MnistDataset>(dir.string(), "train");
+    s.eval = std::make_unique<data::MnistDataset>(dir.string(), "test");
+    if (with_test) s.test = std::make_unique<data::MnistDataset>(dir.string(), "test");
   } else if (name == "cifar10") {
     s.train = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "train");
     s.eval = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "test");
+    if (with_test) s.test = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "test");
   } else if (name == "photos32") {  // CIFAR-10's format, made by `lintra data prepare photos32`
     s.train = std::make_unique<data::Cifar10Dataset>(root / "photos32", "train");
     s.eval = std::make_unique<data::Cifar10Dataset>(root / "photos32", "test");
+    if (with_test) s.test = std::make_unique<data::Cifar10Dataset>(root / "photos32", "test");
+  } else if (name == "espeak-speech" || name == "speech") {
+    const auto dir = speech_corpus_dir(cfg);
+    s.train = std::make_unique<data::SpeechDataset>(dir, "train");
+    s.eval = std::make_unique<data::SpeechDataset>(dir, "dev");
+    if (with_test) s.test = std::make_unique<data::SpeechDataset>(dir, "test");
   } else {
     LINTRA_FAIL("data.name: unknown data set '{}'", name);
   }
   s.train = limit(std::move(s.train), d.get_int("train_size"));
   s.eval = limit(std::move(s.eval), d.get_int("eval_size"));
+  if (s.test) s.test = limit(std::move(s.test), d.get_int("eval_size"));
   return s;
 }
 
@@ -97,7 +134,22 @@ std::shared_ptr<nn::Model> build_model(const Config& cfg) {
     o.encoder = enc;
     return std::make_shared<nn::ImageModel>(o, seed, m.get_int("mixtures"));
   }
-  LINTRA_FAIL("model.type: unknown model type '{}' (valid: copy, image)", type);
+  if (type == "speech") {
+    nn::SpeechTransformerOptions o;
+    o.encoder = enc;
+    o.input_dim = kSpeechFeatureDim;
+    o.n_phones = data::kNumPhones;
+    return std::make_shared<nn::SpeechTransformerModel>(o, seed);
+  }
+  if (type == "bilstm") {
+    nn::BiLstmOptions o;
+    o.input_dim = kSpeechFeatureDim;
+    o.hidden_size = m.get_int("lstm_hidden");
+    o.num_layers = m.get_int("lstm_layers");
+    o.n_phones = data::kNumPhones;
+    return std::make_shared<nn::BiLstmModel>(o, seed);
+  }
+  LINTRA_FAIL("model.type: unknown model type '{}' (valid: copy, image, speech, bilstm)", type);
 }
 
 nn::ModelBatch to_model_batch(const data::Batch& b) {

@@ -170,6 +170,7 @@ int run_train(const TrainCommand& cmd) {
   lo.shuffle = true;
   lo.drop_last = true;
   lo.prefetch = cfg.get_int("data.prefetch");
+  lo.bucket_by_length = cfg.get_bool("data.bucket_by_length");
   data::DataLoader loader(*data.train, lo);
   const int64_t eval_bs = cfg.get_int("data.eval_batch_size") > 0 ? cfg.get_int("data.eval_batch_size") : lo.batch_size;
   const std::string best_metric = to.best_metric.empty() ? model->primary_metric() : to.best_metric;
