@@ -76,7 +76,9 @@ int run_cli(int argc, char** argv) {
       "reproduce", "run the configs of one of the paper's tables and write paper-vs-lintra results\n"
                    "(rows already complete in the output directory are read, not retrained)\n"
                    "Example: lintra reproduce copy --scale cpu");
-  reproduce->add_option("table", rep.table, "copy | mnist | all")->required();
+  reproduce->add_option("table", rep.table,
+                        "copy | mnist | cifar10 | speech | throughput | latency | scaling | all")
+      ->required();
   reproduce->add_option("--scale", rep.scale, "smoke | cpu | paper")->check(CLI::IsMember({"smoke", "cpu", "paper"}));
   reproduce->add_option("--rows", rep.rows, "comma-separated subset of the table's rows");
   reproduce->add_option("--runs-dir", rep.runs_dir, "where the rows' run directories go");

@@ -1,4 +1,5 @@
 #include "train/reproduce.h"
+#include "train/reproduce_speed.h"
 
 #include <chrono>
 #include <cmath>
@@ -13,7 +14,12 @@
 #include "core/threading.h"
 #include "data/cache.h"
 #include "data/mnist_fetch.h"
+#include "data/espeak_corpus.h"
+#include "data/photos32.h"
 #include "train/bench_timer.h"
+#include "train/commands.h"
+#include "train/experiment_config.h"
+#include "train/factories.h"
 #include "train/plot.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
@@ -27,6 +33,7 @@ namespace {
 struct RowResult {
   std::string row;
   std::vector<double> train_steps, train_loss, eval_steps, eval_loss;
+  std::vector<double> eval_wall, eval_per;  // speech: validation PER against wall time (Figure 5c)
   std::string command;
   bool present = false;
   std::map<std::string, double> last_train, last_eval;
@@ -37,7 +44,7 @@ struct RowResult {
 
 struct TableSpec {
   std::string name;
-  std::string kind;  // "copy" or "image": which columns and findings
+  std::string kind;  // "copy", "image" or "speech": which columns and findings
   std::string title;
   std::vector<std::string> rows;
   std::map<std::string, std::string> paper;  // row → what the paper reports
@@ -60,6 +67,22 @@ const std::vector<TableSpec>& tables() {
        {{"softmax", "0.621"}, {"lsh-1", "0.745"}, {"lsh-4", "0.676"}, {"linear", "0.644"}},
        "The paper trained each model for 250 epochs on a GPU; lintra's `cpu` scale trains a smaller model for "
        "minutes, so its bits/dim are far higher: compare the rows with each other, as the paper's finding does."},
+      {"cifar10", "image",
+       "CIFAR-10 autoregressive generation (Table 2): bits/dim",
+       {"softmax", "lsh-1", "lsh-4", "linear"},
+       {{"softmax", "3.47"}, {"lsh-1", "3.39"}, {"lsh-4", "3.51"}, {"linear", "3.40"}},
+       "The paper trained each model for 7 days on a GPU (its bits/dim are budget-limited); lintra's `cpu` scale "
+       "trains a smaller model for minutes. Unless the real CIFAR-10 batches are in the data cache, the data is "
+       "photos32 (DATA.md), a stand-in of natural-photo patches in CIFAR-10's format: its bits/dim are not "
+       "comparable with CIFAR-10's at all, only the rows with each other."},
+      {"speech", "speech",
+       "WSJ-style speech recognition with CTC (Table 3): phone error rate and time per epoch",
+       {"bilstm", "softmax", "lsh-4", "linear"},
+       {{"bilstm", "10.94 / 1047"}, {"softmax", "5.12 / 2711"}, {"lsh-4", "9.33 / 2250"}, {"linear", "8.08 / 824"}},
+       "The paper trains on WSJ (80 hours, licensed) to convergence on a GPU. lintra trains on espeak-speech "
+       "(synthetic read speech, DATA.md), far easier than WSJ, with much smaller models at `cpu` scale: compare "
+       "the rows with each other. PER is the greedy CTC decoding's edit distance over the reference length on "
+       "the dev split; time per epoch is this machine's training wall time divided by the epochs trained."},
   };
   return t;
 }
@@ -69,7 +92,8 @@ const TableSpec& table_spec(const std::string& name) {
     if (t.name == name) return t;
   std::vector<std::string> names;
   for (const auto& t : tables()) names.push_back(t.name);
-  LINTRA_FAIL("reproduce: unknown table '{}' (available: {}, all)", name, fmt::join(names, ", "));
+  LINTRA_FAIL("reproduce: unknown table '{}' (available: {}, throughput, latency, scaling, all)", name,
+              fmt::join(names, ", "));
 }
 
 std::string shell_output(const std::string& cmd) {
@@ -106,6 +130,7 @@ RowResult read_row(const std::string& row, const std::string& run_dir, const std
     } else if (split == "eval") {
       r.last_eval = m;
       if (m.count("step") && m.count("loss")) r.eval_steps.push_back(m["step"]), r.eval_loss.push_back(m["loss"]);
+      if (m.count("wall_time") && m.count("per")) r.eval_wall.push_back(m["wall_time"]), r.eval_per.push_back(m["per"]);
     }
     if (m.count("wall_time")) r.wall_time = std::max(r.wall_time, m["wall_time"]);
     if (m.count("step")) r.steps = std::max<int64_t>(r.steps, int64_t(m["step"]));
@@ -170,18 +195,86 @@ std::string image_findings(const std::map<std::string, RowResult>& rows) {
   return out;
 }
 
+// The paper's finding for speech: softmax has the lowest PER; linear trains at least 2× faster per epoch.
+std::string speech_findings(const std::map<std::string, RowResult>& rows, const std::map<std::string, double>& epoch_s) {
+  auto per = [&](const std::string& r) {
+    auto it = rows.find(r);
+    return it != rows.end() && it->second.last_eval.count("per") ? it->second.last_eval.at("per") : NAN;
+  };
+  std::string out;
+  double best = INFINITY;
+  std::string best_row;
+  for (const auto& [row, r] : rows)
+    if (std::isfinite(per(row)) && per(row) < best) best = per(row), best_row = row;
+  if (!best_row.empty() && rows.count("softmax")) {
+    out += fmt::format("- softmax has the lowest PER: {} (lowest: {} at {:.4f}; softmax {:.4f}).\n",
+                       best_row == "softmax" ? "**holds**" : "**does not hold**", best_row, best, per("softmax"));
+  }
+  if (epoch_s.count("softmax") && epoch_s.count("linear") && epoch_s.at("linear") > 0) {
+    const double ratio = epoch_s.at("softmax") / epoch_s.at("linear");
+    out += fmt::format("- linear trains at least 2× faster per epoch than softmax: {} ({:.2f}× here; the paper: "
+                       "2711 / 824 = 3.29×).\n",
+                       ratio >= 2 ? "**holds**" : "**does not hold**", ratio);
+  }
+  return out;
+}
+
+// Image tables: the data folder a row trains on, and what the table should say about it.
+struct ImageData {
+  std::vector<std::string> overrides;
+  std::string note;
+};
+
+ImageData image_data_for(const std::string& table) {
+  if (table != "cifar10") return {};
+  const auto root = data::data_root();
+  if (fs::exists(root / "cifar10" / "data_batch_1.bin")) {
+    return {{"data.name=cifar10"}, "Data: **the real CIFAR-10** batches found in the data cache."};
+  }
+  data::prepare_photos32(root, data::Photos32Options{}, [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  return {{}, "Data: **photos32**, the CIFAR-10 stand-in (`lintra data prepare photos32`; no real CIFAR-10 batches "
+              "in the data cache)."};
+}
+
+// A grid of generated images from a row's newest checkpoint (recurrent form where one exists):
+// <results>/<table>-<scale>-samples-<row>.png, made once.
+std::string sample_grid(const std::string& table, const std::string& scale, const std::string& row,
+                        const std::string& run_dir, const std::string& results_dir) {
+  const std::string png = fmt::format("{}-{}-samples-{}.png", table, scale, row);
+  const fs::path out = fs::path(results_dir) / png;
+  if (fs::exists(out)) return png;
+  std::ifstream latest(fs::path(run_dir) / "checkpoints" / "latest");
+  std::string name;
+  std::getline(latest, name);
+  LINTRA_CHECK(!name.empty(), "reproduce: {} has no checkpoint to sample from", run_dir);
+  SampleCommand sc;
+  sc.checkpoint = (fs::path(run_dir) / "checkpoints" / name).string();
+  // Rows without a recurrent form (reformer) recompute the prefix for every pixel, O(L³) per image:
+  // fewer images for them, and at smoke scale a single one.
+  const bool recurrent = row == "softmax" || row == "linear";
+  sc.n = scale == "smoke" ? 1 : recurrent ? 16 : 4;
+  sc.out = out.string();
+  sc.seed = 1;
+  run_sample(sc);
+  return png;
+}
+
 }  // namespace
 
 int run_reproduce(const ReproduceCommand& cmd) {
   if (cmd.table == "all") {
-    for (const auto& t : tables()) {
+    std::vector<std::string> names;
+    for (const auto& t : tables()) names.push_back(t.name);
+    for (const char* t : {"throughput", "latency", "scaling"}) names.push_back(t);
+    for (const auto& name : names) {
       ReproduceCommand c = cmd;
-      c.table = t.name;
+      c.table = name;
       int rc = run_reproduce(c);
       if (rc != 0) return rc;
     }
     return 0;
   }
+  if (is_speed_table(cmd.table)) return run_speed_table(cmd);
   const TableSpec& spec = table_spec(cmd.table);
   LINTRA_CHECK(cmd.scale == "smoke" || cmd.scale == "cpu" || cmd.scale == "paper",
                "reproduce: unknown scale '{}' (valid: smoke, cpu, paper)", cmd.scale);
@@ -197,20 +290,51 @@ int run_reproduce(const ReproduceCommand& cmd) {
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (spec.name == "mnist") data::fetch_mnist(data::data_root(), [](const std::string& m) { fmt::print(stderr, "{}\n", m); });
+  auto log = [](const std::string& m) { fmt::print(stderr, "{}\n", m); };
+  if (spec.name == "mnist") data::fetch_mnist(data::data_root(), log);
+  const ImageData image_data = image_data_for(spec.name);
+  if (spec.kind == "speech") {
+    // The corpus size is part of each scale's config (smoke: tiny, cpu: small, paper: full).
+    Config first = load_experiment_config({fmt::format("{}/{}/{}/{}.yaml", cmd.configs_dir, spec.name, cmd.scale, rows[0])}, {});
+    data::EspeakCorpusOptions eo;
+    eo.size = first.get_string("data.corpus_size");
+    data::prepare_espeak_speech(data::data_root(), eo, log);
+  }
   std::map<std::string, RowResult> results;
   for (const std::string& row : rows) {
     const std::string config = fmt::format("{}/{}/{}/{}.yaml", cmd.configs_dir, spec.name, cmd.scale, row);
     const std::string run_dir = fmt::format("{}/{}-{}/{}", cmd.runs_dir, spec.name, cmd.scale, row);
-    const std::string command = fmt::format("lintra train {} --run-dir {}", config, run_dir);
+    const std::string command = fmt::format("lintra train {}{}{} --run-dir {}", config,
+                                            image_data.overrides.empty() ? "" : " ",
+                                            fmt::join(image_data.overrides, " "), run_dir);
     fmt::print(stderr, "\n== {} {} row '{}': {}\n", spec.name, cmd.scale, row, command);
     TrainCommand tc;
     tc.configs = {config};
+    tc.overrides = image_data.overrides;
     tc.run_dir = run_dir;
     int rc = run_train(tc);
     if (rc != 0) return rc;  // interrupted: the rows done so far resume next time
     results[row] = read_row(row, run_dir, command);
   }
+  // Speech: epochs trained (updates × batch / training utterances) and wall time per epoch.
+  std::map<std::string, double> epochs, epoch_seconds;
+  if (spec.kind == "speech") {
+    for (const std::string& row : rows) {
+      Config c = load_experiment_config({fmt::format("{}/{}/{}/{}.yaml", cmd.configs_dir, spec.name, cmd.scale, row)}, {});
+      const int64_t n_train = build_data(c).train->size();
+      epochs[row] = double(results[row].steps) * double(c.get_int("data.batch_size")) / double(std::max<int64_t>(n_train, 1));
+      epoch_seconds[row] = epochs[row] > 0 ? results[row].wall_time / epochs[row] : 0;
+    }
+  }
+  // Image tables: a grid of generated samples per row.
+  std::map<std::string, std::string> grids;
+  if (spec.kind == "image") {
+    fs::create_directories(cmd.results_dir);
+    for (const std::string& row : rows)
+      grids[row] = sample_grid(spec.name, cmd.scale, row, fmt::format("{}/{}-{}/{}", cmd.runs_dir, spec.name, cmd.scale, row),
+                               cmd.results_dir);
+  }
+
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // --- the results file ------------------------------------------------------------------------
@@ -228,6 +352,19 @@ int run_reproduce(const ReproduceCommand& cmd) {
                         fmt_metric(r.last_train, "loss"), fmt_metric(r.last_eval, "loss"),
                         fmt_metric(r.last_eval, "accuracy", "{:.4f}"), r.steps, r.items_per_s, r.wall_time);
     }
+  } else if (spec.kind == "speech") {
+    md += "| row | paper PER (%) / time per epoch (s) | lintra dev PER (%) | best dev PER (%) | epochs | "
+          "time per epoch (s) | utterances/s | train time (s) |\n";
+    md += "|---|---|---|---|---|---|---|---|\n";
+    for (const std::string& row : rows) {
+      const RowResult& r = results[row];
+      double best = INFINITY;
+      for (double v : r.eval_per) best = std::min(best, v);
+      md += fmt::format("| {} | {} | {} | {} | {:.2f} | {:.1f} | {:.1f} | {:.0f} |\n", row, spec.paper.at(row),
+                        r.last_eval.count("per") ? fmt::format("{:.2f}", 100 * r.last_eval.at("per")) : "—",
+                        std::isfinite(best) ? fmt::format("{:.2f}", 100 * best) : "—", epochs[row], epoch_seconds[row],
+                        r.items_per_s, r.wall_time);
+    }
   } else {
     md += "| row | paper bits/dim | lintra eval bits/dim | final train bits/dim | updates | training images/s | train time (s) |\n";
     md += "|---|---|---|---|---|---|---|\n";
@@ -238,8 +375,11 @@ int run_reproduce(const ReproduceCommand& cmd) {
                         r.items_per_s, r.wall_time);
     }
   }
+  if (!image_data.note.empty()) md += "\n" + image_data.note + "\n";
   md += "\n## The paper's findings at this scale\n\n";
-  md += spec.kind == "copy" ? copy_findings(results) : image_findings(results);
+  if (spec.kind == "copy") md += copy_findings(results);
+  else if (spec.kind == "speech") md += speech_findings(results, epoch_seconds);
+  else md += image_findings(results);
   // Figure 2 / training curves: training loss against updates on a log axis, evaluation as markers.
   fs::create_directories(cmd.results_dir);
   {
@@ -264,13 +404,38 @@ int run_reproduce(const ReproduceCommand& cmd) {
                     cmd.results_dir + "/" + png);
     md += fmt::format("\n![training loss]({})\n", png);
   }
+  if (spec.kind == "speech") {  // the paper's Figure 5(c): validation PER against wall-clock time
+    std::vector<Series> series;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RowResult& r = results[rows[i]];
+      std::vector<double> per_pct;
+      for (double v : r.eval_per) per_pct.push_back(100 * v);
+      Series t{rows[i], r.eval_wall, per_pct};
+      t.color = plot_color(i);
+      t.markers = true;
+      series.push_back(t);
+    }
+    const std::string png = fmt::format("{}-{}-per-vs-time.png", spec.name, cmd.scale);
+    write_line_plot(series,
+                    {.title = "speech: dev phone error rate against training wall time (the paper's Figure 5c)",
+                     .x_label = "training wall time (s)",
+                     .y_label = "dev PER (%)",
+                     .log_y = false},
+                    cmd.results_dir + "/" + png);
+    md += fmt::format("\n![dev PER against wall time]({})\n", png);
+  }
+  if (!grids.empty()) {
+    md += "\n## Generated samples (one grid per row, from its final checkpoint; `lintra sample`)\n\n";
+    for (const std::string& row : rows) md += fmt::format("- {}: ![{} samples]({})\n", row, row, grids[row]);
+  }
   md += "\n## Commands\n\n```\n";
   for (const std::string& row : rows) md += results[row].command + "\n";
   md += "```\n\n## Machine\n\n";
   std::string rev = shell_output("git rev-parse --short HEAD 2>/dev/null");
   std::string dirty = shell_output("git status --porcelain --untracked-files=no 2>/dev/null");
   md += fmt::format("- CPU: {} ({} threads)\n- build: {} (lintra {})\n- git revision: {}{}\n- wall time of this "
-                    "command: {:.0f} s (rows already complete are read, not retrained)\n- date: {}\n",
+                    "command: {:.0f} s (training the rows not yet complete and sampling the image grids; complete rows are "
+                    "read, not retrained)\n- date: {}\n",
                     bench::cpu_model(), num_threads(), LINTRA_BUILD_TYPE, LINTRA_VERSION, rev.empty() ? "unknown" : rev,
                     dirty.empty() ? "" : " (with uncommitted changes)", wall, utc_timestamp());
   const std::string out = fmt::format("{}/{}-{}.md", cmd.results_dir, spec.name, cmd.scale);

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -223,4 +224,59 @@ TEST(train_e2e, reproduce_copy_smoke_trains_every_row_and_writes_the_table_and_p
                      "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
   EXPECT_EQ(again.status, 0) << again.output;
   EXPECT_THAT(again.output, HasSubstr("finished 8 steps"));
+}
+
+// Every table of the paper at smoke scale, as CI runs it: each training row trains, evaluates and lands
+// in its table (with the paper's numbers beside it), image rows get a sample grid, speech gets its
+// PER-against-time plot, and the speed tables measure every variant. Needs MNIST (fetched), photos32
+// and the tiny espeak corpus (built); about a minute on 2 cores, so it is left out of the sanitizer
+// build (the copy-table test above covers `reproduce` there).
+TEST(train_e2e, reproduce_all_smoke_lands_every_row_in_its_table) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "too slow under AddressSanitizer; runs in the Release build";
+#endif
+  TempDir t;
+  Result r = run("cd " + t.path() + " && " + kLintra + " reproduce all --scale smoke --configs-dir " + kSource +
+                 "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
+  ASSERT_EQ(r.status, 0) << r.output.substr(r.output.size() > 6000 ? r.output.size() - 6000 : 0);
+  auto read = [&](const std::string& name) {
+    std::ifstream in(t.path() + "/results/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::map<std::string, std::vector<std::string>> rows = {
+      {"copy", {"softmax", "linear", "lsh-4"}},
+      {"mnist", {"softmax", "lsh-1", "lsh-4", "linear"}},
+      {"cifar10", {"softmax", "lsh-1", "lsh-4", "linear"}},
+      {"speech", {"bilstm", "softmax", "lsh-4", "linear"}}};
+  for (const auto& [table, names] : rows) {
+    const std::string md = read(table + "-smoke.md");
+    ASSERT_FALSE(md.empty()) << table;
+    EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.png")) << table;
+    for (const auto& row : names) {
+      EXPECT_THAT(md, HasSubstr("| " + row + " |")) << table;
+      EXPECT_THAT(md, HasSubstr("configs/" + table + "/smoke/" + row + ".yaml")) << table;
+      // Every row evaluated: its run directory holds an eval line.
+      std::ifstream m(t.path() + "/runs/" + table + "-smoke/" + row + "/metrics.jsonl");
+      std::stringstream ms;
+      ms << m.rdbuf();
+      EXPECT_THAT(ms.str(), HasSubstr("\"split\":\"eval\"")) << table << " " << row;
+      if (table == "mnist" || table == "cifar10")
+        EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-samples-" + row + ".png")) << table << " " << row;
+    }
+  }
+  EXPECT_THAT(read("mnist-smoke.md"), HasSubstr("0.644"));        // the paper's numbers stand beside lintra's
+  EXPECT_THAT(read("speech-smoke.md"), HasSubstr("8.08 / 824"));
+  EXPECT_THAT(read("cifar10-smoke.md"), HasSubstr("photos32"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/speech-smoke-per-vs-time.png"));
+  for (const char* v : {"linear (recurrent)", "stateful-softmax", "softmax (recompute)", "lsh-1"}) {
+    EXPECT_THAT(read("throughput-smoke.md"), HasSubstr(v));
+    EXPECT_THAT(read("latency-smoke.md"), HasSubstr(v));
+  }
+  EXPECT_THAT(read("throughput-smoke.md"), HasSubstr("317×"));
+  const std::string scaling = read("scaling-smoke.md");
+  for (const char* v : {"| softmax |", "| causal-linear |", "reformer:rounds=4"}) EXPECT_THAT(scaling, HasSubstr(v));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.png"));
 }
