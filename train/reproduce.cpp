@@ -187,6 +187,17 @@ std::string image_findings(const std::map<std::string, RowResult>& rows) {
     bool ok = std::abs(l - s) <= 0.05 || l < s;
     out += fmt::format("- linear's bits/dim within 0.05 of softmax's (or better): {} ({:.4f} against {:.4f}).\n",
                        ok ? "**holds**" : "**does not hold**", l, s);
+    auto train_bpd = [&](const std::string& r) {
+      const auto& m = rows.at(r).last_train;
+      return m.count("bits_per_dim") ? m.at("bits_per_dim") : NAN;
+    };
+    const double st = train_bpd("softmax"), lt = train_bpd("linear");
+    if (!ok && std::isfinite(st) && std::isfinite(lt)) {
+      out += fmt::format("  On the last training window the two are {:.4f} (linear) and {:.4f} (softmax), {:.4f} apart; "
+                         "the evaluation above is one pass over the eval split at the final step. Both runs stop "
+                         "after {} updates, far from converged (the paper trains 250 epochs).\n",
+                         lt, st, std::abs(lt - st), rows.at("linear").steps);
+    }
   }
   if (std::isfinite(h1) && std::isfinite(l) && std::isfinite(s)) {
     bool ok = h1 > l && h1 > s;

@@ -44,13 +44,14 @@ std::string first_difference(const std::string& a, const std::string& b) {
 }  // namespace
 
 RunDir::RunDir(std::string dir, const std::string& experiment, const std::string& yaml,
-               const std::vector<std::string>& overrides) {
+               const std::vector<std::string>& overrides, const Resolve& resolve) {
   if (dir.empty()) dir = fmt::format("runs/{}/{}", experiment, utc_timestamp("%Y%m%d-%H%M%S"));
   dir_ = dir;
   fs::path config = fs::path(dir) / "config.yaml";
   existed_ = fs::exists(config);
   if (existed_) {
     std::string stored = read_all(config);
+    if (resolve) stored = resolve(stored, config.string());
     LINTRA_CHECK(stored == yaml,
                  "{}: the run directory was made with another config ({}). Resume it with its own config "
                  "(`lintra train {}`), or pick a new --run-dir.",

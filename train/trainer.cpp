@@ -147,7 +147,10 @@ int run_train(const TrainCommand& cmd) {
     return 0;
   }
   set_num_threads(int(cfg.get_int("threads")));
-  RunDir run(cmd.run_dir, cfg.get_string("experiment"), yaml, cmd.overrides);
+  RunDir run(cmd.run_dir, cfg.get_string("experiment"), yaml, cmd.overrides,
+             [](const std::string& stored, const std::string& path) {
+               return to_yaml(validate_section(parse_config(stored, path), experiment_schema()));
+             });
   run.log(fmt::format("lintra {} train: run directory {}{} ({} threads)", LINTRA_VERSION, run.path(),
                       run.existed() ? " (resuming)" : "", num_threads()));
 

@@ -280,3 +280,34 @@ TEST(train_e2e, reproduce_all_smoke_lands_every_row_in_its_table) {
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.png"));
 }
+
+// A run directory whose config.yaml predates a schema key (the key absent, its default now) still
+// resumes: the stored config is re-resolved against the current schema before the comparison. A real
+// difference is still refused, naming the line.
+TEST(train_e2e, run_made_before_a_new_schema_key_resumes_and_a_changed_value_is_refused) {
+  TempDir t;
+  const std::string dir = t.path() + "/run";
+  const std::string cfg = kSource + "/configs/copy/smoke/softmax.yaml threads=1 ";
+  ASSERT_EQ(run(kLintra + " train " + cfg + "train.steps=2 --run-dir " + dir).status, 0);
+  // Drop data.corpus_size from the stored config, as a run made before that key existed would have it.
+  std::ifstream in(dir + "/config.yaml");
+  std::stringstream kept;
+  std::string line;
+  int dropped = 0;
+  while (std::getline(in, line)) {
+    if (line.find("corpus_size:") != std::string::npos) {
+      ++dropped;
+      continue;
+    }
+    kept << line << "\n";
+  }
+  in.close();
+  ASSERT_EQ(dropped, 1);
+  std::ofstream(dir + "/config.yaml") << kept.str();
+  Result again = run(kLintra + " train " + cfg + "train.steps=2 --run-dir " + dir);
+  EXPECT_EQ(again.status, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("resumed from"));
+  Result changed = run(kLintra + " train " + cfg + "train.steps=3 --run-dir " + dir);
+  EXPECT_EQ(changed.status, 2) << changed.output;
+  EXPECT_THAT(changed.output, HasSubstr("the run directory was made with another config"));
+}
