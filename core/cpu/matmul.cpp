@@ -7,6 +7,7 @@
 //   1. b has no batch (weights) and a's batch dims fold into its rows: one GEMM (batch·M, K)·(K, N);
 //   2. many small products: OpenMP over the batch, each GEMM single-threaded (OpenBLAS' OpenMP build
 //      runs serially inside a parallel region) — two threads on one small GEMM lose (DESIGN.md §2.1);
+//      below 2^18 multiply-adds in total the whole batch runs serially (a parallel region costs more);
 //   3. otherwise a loop of GEMMs, each using every thread.
 #include <cblas.h>
 
@@ -106,8 +107,11 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out) {
       bo += idx * bs[size_t(d)];
     }
   };
+  // OpenMP over the batch needs enough work in total to pay for waking the other threads (tens of µs
+  // each time on a shared VM): batch-1 generation issues thousands of (8 heads × 1 × 32 · 32 × 32)
+  // products per image, each far cheaper serial than a parallel region.
   const double flops = double(M) * double(N) * double(K);
-  const bool per_batch_parallel = nbatch >= 2 && flops <= double(1 << 26);
+  const bool per_batch_parallel = nbatch >= 2 && flops <= double(1 << 26) && double(nbatch) * flops >= double(1 << 18);
 #pragma omp parallel for schedule(static) if (per_batch_parallel)
   for (int64_t i = 0; i < nbatch; ++i) {
     int64_t ao, bo;
