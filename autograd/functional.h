@@ -120,4 +120,12 @@ Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index 
 // causal linear attention, fused (O(N·E·M), no N×N matrix) with the paper's constant-memory backward.
 Var causal_linear_product(const Var& q, const Var& k, const Var& v);
 
+// --- recurrent kernels (ops/lstm.cpp) ------------------------------------------------------------
+// The recurrence of one LSTM direction, fused (one op for all T steps, BPTT backward): xw (B, T, 4H) =
+// x W_ihᵀ + b_ih, w_hh (4H, H), b_hh (4H), lengths int64 (B) in [0, T] (undefined: all T) → h (B, T, H).
+// Gates [i; f; g; o] = xw_t + b_hh + h_{t−1} W_hhᵀ, c_t = σ(f)c_{t−1} + σ(i)tanh(g), h_t = σ(o)tanh(c_t),
+// h_0 = c_0 = 0; at t ≥ T_b the state is frozen and the output is 0. reverse: each sequence runs from
+// frame T_b − 1 down to 0 instead. O(T·B·H²) time, O(T·B·H) saved for backward.
+Var lstm_recurrence(const Var& xw, const Var& w_hh, const Var& b_hh, const Tensor& lengths, bool reverse = false);
+
 }  // namespace lintra

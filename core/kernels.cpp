@@ -83,5 +83,13 @@ void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, 
                              Tensor& gk, Tensor& gv) {
   LINTRA_DISPATCH(causal_product_backward, gq.device(), q, k, v, grad_out, gq, gk, gv);
 }
+void lstm_forward(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& lengths, bool reverse,
+                  Tensor& h, Tensor& acts, Tensor& hs, Tensor& cs) {
+  LINTRA_DISPATCH(lstm_forward, h.device(), xw, w_hh, b_hh, lengths, reverse, h, acts, hs, cs);
+}
+void lstm_backward(const Tensor& grad_h, const Tensor& w_hh, const Tensor& lengths, bool reverse, const Tensor& acts,
+                   const Tensor& hs, const Tensor& cs, Tensor& dxw, Tensor& dw_hh, Tensor& db_hh) {
+  LINTRA_DISPATCH(lstm_backward, dxw.device(), grad_h, w_hh, lengths, reverse, acts, hs, cs, dxw, dw_hh, db_hh);
+}
 
 }  // namespace lintra::kernels

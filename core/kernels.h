@@ -109,7 +109,21 @@ constexpr const char* op_name(BinaryOp op) {
      gq_i = S_i g_i with S_i = Σ_{j≤i} k_j v_jᵀ; gk_i = R_i v_i, gv_i = R_iᵀ k_i with R_i = Σ_{j≥i} q_j g_jᵀ.   \
      gq, gk (B, H, N, E) and gv (B, H, N, M) are overwritten. About 2.5× the forward's multiply-adds.      */ \
   void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out,      \
-                               Tensor& gq, Tensor& gk, Tensor& gv);
+                               Tensor& gq, Tensor& gk, Tensor& gv);                                         \
+  /* the recurrence of one LSTM direction (nn/lstm.h, gate order i, f, g, o; cpu/lstm.cpp): xw (B, T, 4H) =     \
+     the input projection, w_hh (4H, H), b_hh (4H), lengths i64 (B) in [0, T] → h (B, T, H), zero at t ≥ T_b     \
+     (the state is frozen there). Step s reads and writes frame s, or frame T_b − 1 − s when reverse (each      \
+     sequence runs from its last valid frame back to its first). Saves, by step: acts (T, B, 4H) =             \
+     [σ(i), σ(f), tanh(g), σ(o)] (0 at padded steps) and the states hs, cs (T + 1, B, H), row 0 = h_0 = c_0 = 0. \
+     Per step one GEMM (B × H)·(H × 4H).                                                                     */ \
+  void lstm_forward(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& lengths,            \
+                    bool reverse, Tensor& h, Tensor& acts, Tensor& hs, Tensor& cs);                             \
+  /* its backpropagation through time from grad_h (B, T, H): dxw (B, T, 4H) = ∂L/∂(gate pre-activations),      \
+     dw_hh (4H, H) and db_hh (4H), each overwritten; dw_hh, db_hh may be undefined (not wanted).              \
+     Per step one GEMM (B × 4H)·(4H × H), then dw_hh as one GEMM (4H × T·B)·(T·B × H).                      */ \
+  void lstm_backward(const Tensor& grad_h, const Tensor& w_hh, const Tensor& lengths, bool reverse,             \
+                     const Tensor& acts, const Tensor& hs, const Tensor& cs, Tensor& dxw, Tensor& dw_hh,       \
+                     Tensor& db_hh);
 // clang-format on
 
 namespace lintra::kernels {

@@ -1,5 +1,6 @@
-// lstm.cpp — the LSTM of lstm.h, from Var ops: one linear over all frames for the input projection,
-// then per step h·W_hhᵀ, the four gates, and the length mask.
+// lstm.cpp — the LSTM of lstm.h: per direction one linear over all frames for the input projection,
+// then the fused recurrence lstm_recurrence (autograd/ops/lstm.cpp: per step h·W_hhᵀ, the four gates
+// and the length mask, with its own backward through time).
 #include "nn/lstm.h"
 
 #include <cmath>
@@ -46,26 +47,8 @@ Tensor reverse_within_lengths_index(const Tensor& lengths, int64_t T) {
   return Tensor::from_vector(idx, {int64_t(len.size()), T});
 }
 
-Var LSTM::run(const Direction& d, const Var& x, const Tensor& lengths) const {
-  const int64_t B = x.size(0), T = x.size(1), H = hidden_;
-  const DType dt = x.dtype();
-  Var xw = linear(x, d.w_ih, d.b_ih);  // (B, T, 4H)
-  Var h(Tensor::zeros({B, H}, dt)), c(Tensor::zeros({B, H}, dt));
-  const Var zero(Tensor::zeros({B, H}, dt));
-  const Tensor len = lengths.reshape({B, 1});
-  std::vector<Var> outs;
-  outs.reserve(size_t(T));
-  for (int64_t t = 0; t < T; ++t) {
-    Var gates = select(xw, 1, t) + linear(h, d.w_hh, d.b_hh);  // (B, 4H)
-    std::vector<Var> g = chunk(gates, 4, 1);
-    Var c_new = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
-    Var h_new = sigmoid(g[3]) * tanh(c_new);
-    const Tensor valid = ops::compare(kernels::BinaryOp::gt, len, double(t));  // (B, 1) u8: t < T_b
-    c = where(valid, c_new, c);
-    h = where(valid, h_new, h);
-    outs.push_back(where(valid, h_new, zero));
-  }
-  return stack(outs, 1);  // (B, T, H)
+Var LSTM::run(const Direction& d, const Var& x, const Tensor& lengths, bool reverse) const {
+  return lstm_recurrence(linear(x, d.w_ih, d.b_ih), d.w_hh, d.b_hh, lengths, reverse);  // (B, T, 4H) → (B, T, H)
 }
 
 Var LSTM::forward(const Var& x, const Tensor& lengths) const {
@@ -77,20 +60,11 @@ Var LSTM::forward(const Var& x, const Tensor& lengths) const {
                "LSTM: lengths must be int64 ({}), got {}", B, len.describe());
   for (int64_t v : len.to_vector<int64_t>())
     LINTRA_CHECK(v >= 0 && v <= T, "LSTM: lengths must be in [0, {}], got {}", T, v);
-  Tensor rev;  // (B, T, ·) gather index, built once per width
-  if (bidirectional_) rev = reverse_within_lengths_index(len, T).unsqueeze(2);
   Var out = x;
   const int64_t D = bidirectional_ ? 2 : 1;
   for (int64_t l = 0; l < layers_; ++l) {
-    const Direction& fwd = dirs_[size_t(l * D)];
-    Var y = run(fwd, out, len);
-    if (bidirectional_) {
-      const Direction& bwd = dirs_[size_t(l * D + 1)];
-      Var xr = gather(out, 1, rev.expand({B, T, out.size(2)}).contiguous());
-      Var yr = run(bwd, xr, len);
-      yr = gather(yr, 1, rev.expand({B, T, hidden_}).contiguous());
-      y = cat({y, yr}, 2);
-    }
+    Var y = run(dirs_[size_t(l * D)], out, len, /*reverse=*/false);
+    if (bidirectional_) y = cat({y, run(dirs_[size_t(l * D + 1)], out, len, /*reverse=*/true)}, 2);
     out = y;
   }
   return out;

@@ -7,12 +7,15 @@
 //
 // Variable lengths (packed-sequence semantics): sequence b has frames [0, T_b).
 //   forward direction:  runs all T steps but keeps (h, c) where t ≥ T_b:  h = where(t < T_b, h_new, h)
-//   backward direction: reverses each sequence within its own length (a gather with index
-//                       r_b(t) = T_b − 1 − t for t < T_b, t otherwise), runs forward, reverses back,
-//                       so it starts at each sequence's last valid frame.
+//   backward direction: runs each sequence from its last valid frame T_b − 1 back to frame 0 — the same
+//                       as reversing each sequence within its own length (a gather with index
+//                       r_b(t) = T_b − 1 − t for t < T_b, t otherwise), running forward and reversing back.
 // Outputs at t ≥ T_b are zero; frames there never influence outputs or gradients at valid frames.
-// Layer k > 0 reads layer k − 1's output (B, T, D·H), D = 2 when bidirectional. Written from Var ops
-// (a loop over time): O(L·D·T·B·H·(I + H)) work, the whole graph kept for backward.
+// Layer k > 0 reads layer k − 1's output (B, T, D·H), D = 2 when bidirectional. Per direction: the
+// input projection is one linear over all frames, the loop over time (either direction) is the fused
+// op lstm_recurrence (autograd/functional.h; one graph node and a BPTT backward instead of ~15 nodes
+// per step — tests/autograd/test_lstm_recurrence_op.cpp checks it against the same loop written from
+// Var ops, gathers included). O(L·D·T·B·H·(I + H)) work, O(L·D·T·B·H) kept for backward.
 #pragma once
 
 #include "nn/module.h"
@@ -39,8 +42,9 @@ class LSTM : public Module {
   struct Direction {
     Var w_ih, w_hh, b_ih, b_hh;
   };
-  // One direction of one layer over time, left to right: x (B, T, in) → (B, T, H).
-  Var run(const Direction& d, const Var& x, const Tensor& lengths) const;
+  // One direction of one layer over time, x (B, T, in) → (B, T, H): left to right, or each sequence
+  // from its last valid frame to its first when reverse.
+  Var run(const Direction& d, const Var& x, const Tensor& lengths, bool reverse) const;
 
   int64_t input_size_, hidden_, layers_;
   bool bidirectional_;
