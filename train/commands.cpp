@@ -1,5 +1,6 @@
 #include "train/commands.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "data/loader.h"
 #include "data/speech_corpus.h"
 #include "nn/losses/ctc.h"
+#include "nn/models/copy_model.h"
 #include "nn/models/image_generation.h"
 #include "nn/models/image_model.h"
 #include "nn/models/speech_model.h"
@@ -97,6 +99,42 @@ int sample_speech(const SampleCommand& cmd, const Config& cfg, const CheckpointD
   return 0;
 }
 
+// Copy-task "samples": for the first n test sequences w 0 w, the model is given w and the separator
+// and writes the copy greedily, one symbol per forward of the growing prefix.
+int sample_copy(const SampleCommand& cmd, const Config& cfg, const CheckpointData& c, nn::CopyModel& model) {
+  DataSplits splits = build_data(cfg, /*with_test=*/true);
+  NoGradGuard no_grad;
+  model.eval();
+  const int64_t n = std::min<int64_t>(cmd.n, splits.test->size());
+  fmt::print("{} (step {}): greedy copies of {} sequences of {}\n", cmd.checkpoint, c.global_step, n,
+             splits.test->name());
+  int64_t right = 0, total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const std::vector<int64_t> seq = splits.test->get(i).tokens;
+    const auto sep = std::find(seq.begin(), seq.end(), int64_t(0));
+    LINTRA_CHECK(sep != seq.end() && sep != seq.begin(), "sample: {} item {} is not a copy-task sequence w 0 w",
+                 splits.test->name(), i);
+    const std::vector<int64_t> w(seq.begin(), sep);
+    std::vector<int64_t> prefix(seq.begin(), sep + 1), copy;
+    for (size_t k = 0; k < w.size(); ++k) {
+      Tensor logits = model.logits(Tensor::from_vector(prefix, {1, int64_t(prefix.size())})).data();
+      const int64_t V = logits.size(2);
+      const std::vector<float> last = logits.select(1, logits.size(1) - 1).contiguous().to_vector<float>();
+      const int64_t next = int64_t(std::max_element(last.begin(), last.begin() + V) - last.begin());
+      copy.push_back(next);
+      prefix.push_back(next);
+    }
+    int64_t ok = 0;
+    for (size_t k = 0; k < w.size(); ++k) ok += copy[k] == w[k];
+    right += ok;
+    total += int64_t(w.size());
+    fmt::print("[{}] {}/{} symbols right\n  input: {}\n  copy:  {}\n", i, ok, w.size(), fmt::join(w, " "),
+               fmt::join(copy, " "));
+  }
+  fmt::print("copy accuracy over these {}: {:.4f}\n", n, total > 0 ? double(right) / double(total) : 0.0);
+  return 0;
+}
+
 }  // namespace
 
 int run_sample(const SampleCommand& cmd) {
@@ -105,8 +143,9 @@ int run_sample(const SampleCommand& cmd) {
   std::shared_ptr<nn::Model> model = build_model(cfg);
   load_model_weights(*model, c);
   if (auto* speech = dynamic_cast<nn::SpeechModel*>(model.get())) return sample_speech(cmd, cfg, c, *speech);
+  if (auto* copy = dynamic_cast<nn::CopyModel*>(model.get())) return sample_copy(cmd, cfg, c, *copy);
   auto* image = dynamic_cast<nn::ImageModel*>(model.get());
-  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image and speech models",
+  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image, speech and copy models",
                cmd.checkpoint, cfg.get_string("model.type"));
   const std::string data = cfg.get_string("data.name");
   const bool gray = data == "mnist" || data == "fashion-mnist";

@@ -29,8 +29,10 @@ struct SampleCommand {
   uint64_t seed = 0;
   std::string mode = "auto";  // auto | recurrent | recompute
 };
-// Generates n images pixel by pixel (the recurrent form where the attention has one, else the
-// prefix recomputed for every pixel, as the paper's protocol) and writes a PNG grid.
+// Image models: generates n images pixel by pixel (the recurrent form where the attention has one,
+// else the prefix recomputed for every pixel, as the paper's protocol) and writes a PNG grid.
+// Speech models: prints the greedy CTC decodings of n test utterances beside their references.
+// Copy models: prints the greedy copies of n test sequences and the copy accuracy.
 int run_sample(const SampleCommand& cmd);
 
 // ckpt info|ls|verify|diff. Returns the exit status: verify gives 1 when any file fails.

@@ -104,6 +104,10 @@ TEST(train_e2e, copy_run_learns_writes_metrics_and_checkpoints_that_eval_and_inf
   Result ev = run(kLintra + " eval " + dir + "/checkpoints/step_200.h5");
   EXPECT_EQ(ev.status, 0) << ev.output;
   EXPECT_THAT(ev.output, HasSubstr("accuracy"));
+  // `lintra sample` on a copy checkpoint writes greedy copies of test sequences.
+  Result sample = run(kLintra + " sample " + dir + "/checkpoints/step_200.h5 -n 2");
+  EXPECT_EQ(sample.status, 0) << sample.output;
+  EXPECT_THAT(sample.output, HasSubstr("copy accuracy over these 2"));
   Result info = run(kLintra + " ckpt info " + dir + "/checkpoints/step_200.h5");
   EXPECT_EQ(info.status, 0) << info.output;
   EXPECT_THAT(info.output, HasSubstr("step          200"));
