@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 
 #include "core/error.h"
@@ -63,6 +64,29 @@ void write_bench_json(const std::string& path, const nlohmann::ordered_json& row
   f << rows.dump(2) << "\n";
   LINTRA_CHECK(f.good(), "bench {}: writing {} failed", bench, path);
   fmt::print("\nwrote {}\n", path);
+}
+
+namespace {
+
+// The first line of a shell command's standard output (empty when it fails).
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string git_revision() {
+  const std::string rev = shell_output("git rev-parse --short HEAD 2>/dev/null");
+  if (rev.empty()) return "unknown";
+  const std::string dirty = shell_output("git status --porcelain --untracked-files=no 2>/dev/null");
+  return dirty.empty() ? rev : rev + " (with uncommitted changes)";
 }
 
 }  // namespace lintra::bench

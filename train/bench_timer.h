@@ -20,9 +20,13 @@ PairTiming time_pair(const std::function<void()>& a, const std::function<void()>
 // Best time of f over repeats for at least min_seconds (at least 3 repeats).
 double time_best(const std::function<void()>& f, double min_seconds = 1.0);
 
-std::string cpu_model();
+std::string cpu_model();  // from /proc/cpuinfo
+
+// The working tree's git revision for results files: "488b7b5", "488b7b5 (with uncommitted changes)",
+// or "unknown" outside a git checkout.
+std::string git_revision();
 
 // Writes a benchmark's rows (a JSON array) to path and says so; throws naming the bench and file.
-void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench);  // from /proc/cpuinfo
+void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench);
 
 }  // namespace lintra::bench

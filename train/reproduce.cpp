@@ -96,17 +96,6 @@ const TableSpec& table_spec(const std::string& name) {
               fmt::join(names, ", "));
 }
 
-std::string shell_output(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
 RowResult read_row(const std::string& row, const std::string& run_dir, const std::string& command) {
   RowResult r;
   r.row = row;
@@ -442,13 +431,11 @@ int run_reproduce(const ReproduceCommand& cmd) {
   md += "\n## Commands\n\n```\n";
   for (const std::string& row : rows) md += results[row].command + "\n";
   md += "```\n\n## Machine\n\n";
-  std::string rev = shell_output("git rev-parse --short HEAD 2>/dev/null");
-  std::string dirty = shell_output("git status --porcelain --untracked-files=no 2>/dev/null");
-  md += fmt::format("- CPU: {} ({} threads)\n- build: {} (lintra {})\n- git revision: {}{}\n- wall time of this "
+  md += fmt::format("- CPU: {} ({} threads)\n- build: {} (lintra {})\n- git revision: {}\n- wall time of this "
                     "command: {:.0f} s (training the rows not yet complete and sampling the image grids; complete rows are "
                     "read, not retrained)\n- date: {}\n",
-                    bench::cpu_model(), num_threads(), LINTRA_BUILD_TYPE, LINTRA_VERSION, rev.empty() ? "unknown" : rev,
-                    dirty.empty() ? "" : " (with uncommitted changes)", wall, utc_timestamp());
+                    bench::cpu_model(), num_threads(), LINTRA_BUILD_TYPE, LINTRA_VERSION, bench::git_revision(),
+                    wall, utc_timestamp());
   const std::string out = fmt::format("{}/{}-{}.md", cmd.results_dir, spec.name, cmd.scale);
   std::ofstream f(out);
   f << md;

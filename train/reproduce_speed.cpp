@@ -44,24 +44,11 @@ std::string label(const std::string& variant) {
   return variant + " (key/value cache)";
 }
 
-std::string shell_line(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
 std::string machine_section(const std::string& command, double wall) {
-  const std::string rev = shell_line("git rev-parse --short HEAD 2>/dev/null");
-  const std::string dirty = shell_line("git status --porcelain --untracked-files=no 2>/dev/null");
-  return fmt::format("\n## Command\n\n```\n{}\n```\n\n## Machine\n\n- {}\n- build: {} (lintra {})\n- git revision: {}{}\n"
+  return fmt::format("\n## Command\n\n```\n{}\n```\n\n## Machine\n\n- {}\n- build: {} (lintra {})\n- git revision: {}\n"
                      "- wall time of this command: {:.0f} s\n- date: {}\n",
-                     command, bench::machine_line(), LINTRA_BUILD_TYPE, LINTRA_VERSION, rev.empty() ? "unknown" : rev,
-                     dirty.empty() ? "" : " (with uncommitted changes)", wall, utc_timestamp());
+                     command, bench::machine_line(), LINTRA_BUILD_TYPE, LINTRA_VERSION, bench::git_revision(),
+                     wall, utc_timestamp());
 }
 
 void write_file(const std::string& path, const std::string& text) {
