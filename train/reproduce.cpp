@@ -209,6 +209,14 @@ std::string speech_findings(const std::map<std::string, RowResult>& rows, const 
   if (!best_row.empty() && rows.count("softmax")) {
     out += fmt::format("- softmax has the lowest PER: {} (lowest: {} at {:.4f}; softmax {:.4f}).\n",
                        best_row == "softmax" ? "**holds**" : "**does not hold**", best_row, best, per("softmax"));
+    if (best_row != "softmax") {
+      // The evidence at hand: whether the rows were still improving when the budget ended.
+      out += "  Dev PER at the last two evaluations (still falling means the budget ended before convergence):";
+      for (const auto& [row, r] : rows)
+        if (r.eval_per.size() >= 2)
+          out += fmt::format(" {} {:.4f} → {:.4f};", row, r.eval_per[r.eval_per.size() - 2], r.eval_per.back());
+      out += " the paper trains to convergence.\n";
+    }
   }
   if (epoch_s.count("softmax") && epoch_s.count("linear") && epoch_s.at("linear") > 0) {
     const double ratio = epoch_s.at("softmax") / epoch_s.at("linear");
