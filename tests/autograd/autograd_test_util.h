@@ -11,8 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <cmath>
 #include <vector>
+
+#include "core/error.h"
+#include "core/ops.h"
 
 #include "autograd/functional.h"
 #include "autograd/gradcheck.h"
@@ -60,5 +65,28 @@ inline ::testing::AssertionResult gradcheck_ok(const GradcheckFn& f, const std::
 // A random float64 weighting of y's elements summed to a scalar: its gradient is a generic vector
 // (not all ones), so backward formulas are exercised for arbitrary upstream gradients.
 inline Var weighted_sum(const Var& y, const Tensor& w) { return sum(mul(y, Var(w))); }
+
+// Fused-against-composed comparisons: tolerances per dtype and an assertion naming the largest gap.
+struct Tol {
+  double rtol, atol;
+};
+inline Tol tol_for(DType dt) { return dt == DType::f64 ? Tol{1e-10, 1e-12} : Tol{1e-4, 2e-5}; }
+
+inline ::testing::AssertionResult close(const Tensor& a, const Tensor& b, Tol t) {
+  if (a.shape() != b.shape()) return ::testing::AssertionFailure() << "shapes differ";
+  if (ops::allclose(a, b, t.rtol, t.atol)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "max abs diff " << ops::max_abs_diff(a, b);
+}
+
+// The message of the lintra::Error that `f` throws ("" and a test failure if it throws none).
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a lintra::Error";
+  return "";
+}
 
 }  // namespace lintra::testing

@@ -22,9 +22,12 @@
 
 #include "autograd/functional.h"
 #include "autograd/gradcheck.h"
+#include "tests/autograd/autograd_test_util.h"
 
 namespace lintra {
 namespace {
+
+using testing::error_of;
 
 // The N×N u8 mask of the future (j > i), broadcast over (B, H).
 Tensor future_mask(int64_t N) {
@@ -126,15 +129,6 @@ TEST(autograd_causal_linear, SavesOnlyTheInputs) {
   EXPECT_TRUE(v2.grad().defined());
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return "";
-}
 
 TEST(autograd_causal_linear, ErrorsNameTheOpAndTheShapes) {
   auto t = [](const Shape& s, DType dt = DType::f32) { return Var(Tensor::zeros(s, dt)); };

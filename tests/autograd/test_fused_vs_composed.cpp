@@ -17,16 +17,10 @@
 namespace lintra {
 namespace {
 
-struct Tol {
-  double rtol, atol;
-};
-Tol tol_for(DType dt) { return dt == DType::f64 ? Tol{1e-10, 1e-12} : Tol{1e-4, 2e-5}; }
+using testing::Tol;
+using testing::tol_for;
+using testing::close;
 
-::testing::AssertionResult close(const Tensor& a, const Tensor& b, Tol t) {
-  if (a.shape() != b.shape()) return ::testing::AssertionFailure() << "shapes differ";
-  if (ops::allclose(a, b, t.rtol, t.atol)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "max abs diff " << ops::max_abs_diff(a, b);
-}
 
 // Runs f on fresh leaves made from `inputs`, backward of a random weighting w of the output (or of the
 // output itself if it is a scalar), and returns the output and every input's gradient.

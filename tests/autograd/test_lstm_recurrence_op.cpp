@@ -26,6 +26,11 @@
 namespace lintra {
 namespace {
 
+using testing::Tol;
+using testing::tol_for;
+using testing::close;
+using testing::error_of;
+
 using lintra::testing::gradcheck_ok;
 
 // r[b, t] = T_b − 1 − t for t < T_b, t otherwise (int64 (B, T)): the within-length reversal.
@@ -70,16 +75,6 @@ Var fused(const Var& xw, const Var& w_hh, const Var& b_hh, const std::vector<int
   return lstm_recurrence(xw, w_hh, b_hh, Tensor::from_vector(lens, {int64_t(lens.size())}), reverse);
 }
 
-struct Tol {
-  double rtol, atol;
-};
-Tol tol_for(DType dt) { return dt == DType::f64 ? Tol{1e-10, 1e-12} : Tol{1e-4, 2e-5}; }
-
-::testing::AssertionResult close(const Tensor& a, const Tensor& b, Tol t) {
-  if (a.shape() != b.shape()) return ::testing::AssertionFailure() << "shapes differ";
-  if (ops::allclose(a, b, t.rtol, t.atol)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "max abs diff " << ops::max_abs_diff(a, b);
-}
 
 using Fn = std::function<Var(const Var&, const Var&, const Var&)>;
 
@@ -187,15 +182,6 @@ TEST(autograd_lstm_recurrence, NonContiguousInputAndDefaultLengths) {
   for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(close(a.grads[i], b.grads[i], tol_for(DType::f64))) << i;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return {};
-}
 
 TEST(autograd_lstm_recurrence, Errors) {
   const Var xw(Tensor::zeros({2, 3, 8})), w(Tensor::zeros({8, 2})), b(Tensor::zeros({8}));
