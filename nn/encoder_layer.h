@@ -30,6 +30,10 @@ class TransformerEncoderLayer : public Module {
   Var step(const Var& x_t, RecurrentState& state);         // (B, D) → (B, D)
 
   AttentionLayer& attention() { return *attention_; }
+  const FeedForward& feed_forward() const { return *feed_forward_; }
+  const LayerNorm& norm1() const { return *norm1_; }
+  const LayerNorm& norm2() const { return *norm2_; }
+  bool pre_norm() const { return pre_norm_; }
 
   std::string type_name() const override { return "TransformerEncoderLayer"; }
   std::string extra_repr() const override { return pre_norm_ ? "pre-LN" : "post-LN"; }

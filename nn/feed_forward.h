@@ -25,6 +25,9 @@ class FeedForward : public Module {
   Var forward(const Var& x);
   Var operator()(const Var& x) { return forward(x); }
 
+  const Linear& linear1() const { return *linear1_; }
+  const Linear& linear2() const { return *linear2_; }
+  Activation activation() const { return activation_; }
   std::string type_name() const override { return "FeedForward"; }
   std::string extra_repr() const override;
 

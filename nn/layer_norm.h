@@ -15,6 +15,7 @@ class LayerNorm : public Module {
 
   const Var& weight() const { return weight_; }
   const Var& bias() const { return bias_; }
+  double eps() const { return eps_; }
 
   std::string type_name() const override { return "LayerNorm"; }
   std::string extra_repr() const override;

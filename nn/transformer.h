@@ -39,6 +39,7 @@ class TransformerEncoder : public Module {
   const TransformerOptions& options() const { return options_; }
   int64_t n_layers() const { return int64_t(layers_.size()); }
   TransformerEncoderLayer& layer(int64_t i) { return *layers_.at(size_t(i)); }
+  const LayerNorm* final_norm() const { return norm_.get(); }  // null without final_norm
 
   std::string type_name() const override { return "TransformerEncoder"; }
   std::string extra_repr() const override;

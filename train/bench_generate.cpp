@@ -2,16 +2,19 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "autograd/node.h"
 #include "nn/models/image_generation.h"
+#include "nn/models/image_recurrent_engine.h"
 #include "train/bench_attention.h"
 #include "train/bench_timer.h"
 
@@ -28,18 +31,23 @@ struct Protocol {
   std::string attention;
   nn::ParamMap params;
   bool recurrent;
+  nn::RecurrentBackend backend = nn::RecurrentBackend::engine;
 };
+
+nn::ParamMap lsh(int64_t rounds) {
+  return {{"rounds", rounds}, {"chunk_size", int64_t(29)}, {"bits", int64_t(32)}, {"attention_dropout", 0.0}};
+}
 
 Protocol protocol_of(const std::string& variant) {
   if (variant == "causal-linear") return {"causal-linear", {}, true};
+  if (variant == "causal-linear-modules") return {"causal-linear", {}, true, nn::RecurrentBackend::modules};
   if (variant == "stateful-softmax") return {"softmax", {{"attention_dropout", 0.0}}, true};
+  if (variant == "stateful-softmax-modules")
+    return {"softmax", {{"attention_dropout", 0.0}}, true, nn::RecurrentBackend::modules};
   if (variant == "softmax") return {"softmax", {{"attention_dropout", 0.0}}, false};
-  if (variant == "reformer")
-    return {"reformer",
-            {{"rounds", int64_t(1)}, {"chunk_size", int64_t(29)}, {"bits", int64_t(32)}, {"attention_dropout", 0.0}},
-            false};
-  LINTRA_FAIL("bench generate: unknown variant '{}' (valid: causal-linear, stateful-softmax, softmax, reformer)",
-              variant);
+  if (variant == "reformer") return {"reformer", lsh(1), false};
+  if (variant == "lsh-4") return {"reformer", lsh(4), false};
+  LINTRA_FAIL("bench generate: unknown variant '{}' (valid: {})", variant, fmt::join(kGenerateVariants, ", "));
 }
 
 std::shared_ptr<nn::ImageModel> build_model(const Protocol& p, const GenerateBenchOptions& o) {
@@ -99,18 +107,28 @@ double integrated_recompute_seconds(nn::ImageModel& model, int64_t n, int64_t L,
   return total;
 }
 
-// Per-token cost of the recurrent form at batch 1 (step + sampling), best of 3 per position;
-// returns the means over the first and the last 10% of positions, in ms.
-std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, Generator& gen) {
+// Per-token cost of the recurrent form at batch 1 (step + sampling, on the engine or the modules as
+// the row generates), best of 3 per position; returns the means over the first and the last 10% of
+// positions, in ms.
+std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, nn::RecurrentBackend backend,
+                                        Generator& gen) {
   EvalScope scope(model);
   std::vector<double> best(size_t(L - 1), std::numeric_limits<double>::infinity());
+  std::unique_ptr<nn::ImageRecurrentEngine> engine;
+  if (backend == nn::RecurrentBackend::engine) engine = std::make_unique<nn::ImageRecurrentEngine>(model, 1, L);
+  std::vector<float> params(engine ? size_t(engine->param_dim()) : 0);
   for (int r = 0; r < 3; ++r) {
     std::vector<nn::RecurrentState> states = model.initial_state();
     Tensor pixel = Tensor::zeros({1}, DType::i64);
     for (int64_t t = 0; t + 1 < L; ++t) {
       const auto t0 = Clock::now();
-      Var out = model.step(pixel, t, states);
-      pixel = nn::sample_mol(out.data(), gen, nn::ImageModel::kLevels);
+      if (engine) {
+        engine->step(pixel.data<int64_t>(), t, params.data());
+        pixel = nn::sample_mol(Tensor::from_vector(params, {1, engine->param_dim()}), gen, nn::ImageModel::kLevels);
+      } else {
+        Var out = model.step(pixel, t, states);
+        pixel = nn::sample_mol(out.data(), gen, nn::ImageModel::kLevels);
+      }
       best[size_t(t)] = std::min(best[size_t(t)], since(t0));
     }
   }
@@ -132,6 +150,7 @@ nlohmann::ordered_json row_json(const GenerateBenchRow& r) {
   j["seconds_per_image"] = r.available ? J(r.seconds_per_image) : J(nullptr);
   j["available"] = r.available;
   j["mode"] = r.mode;
+  if (!r.backend.empty()) j["backend"] = r.backend;
   j["pixels_per_image"] = r.pixels_per_image;
   j["pixels_timed"] = r.pixels_timed;
   j["extrapolated"] = r.extrapolated;
@@ -176,6 +195,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
       r.batch = n;
       r.available = available;
       r.mode = p.recurrent ? "recurrent" : "recompute";
+      if (p.recurrent) r.backend = p.backend == nn::RecurrentBackend::engine ? "engine" : "modules";
       r.pixels_per_image = L;
       Generator gen(o.seed, 100 + uint64_t(n));
       double seconds = 0;  // for the whole batch
@@ -183,7 +203,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
         if (!available) {
           r.note = fmt::format("attention '{}' is not registered", p.attention);
         } else if (p.recurrent) {
-          seconds = time_best([&] { (void)nn::generate_recurrent(*model, n, L, gen); }, o.min_seconds);
+          seconds = time_best([&] { (void)nn::generate_recurrent(*model, n, L, gen, {}, p.backend); }, o.min_seconds);
           r.pixels_timed = L - 1;
         } else if (sampled) {
           seconds = integrated_recompute_seconds(*model, n, L, P, gen);
@@ -213,7 +233,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
     }
     if (available && p.recurrent && o.profile) {
       Generator gen(o.seed, 99);
-      auto [first, last] = token_profile(*model, L, gen);
+      auto [first, last] = token_profile(*model, L, p.backend, gen);
       profile_lines.push_back(fmt::format("{:<18} first 10%: {:.3f} ms/token   last 10%: {:.3f} ms/token   "
                                           "(last / first = {:.2f})",
                                           variant, first, last, last / first));
@@ -239,7 +259,8 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
 CLI::App* add_bench_generate_command(CLI::App* bench, GenerateBenchOptions& o) {
   auto* cmd = bench->add_subcommand(
       "generate", "images/s of the paper's MNIST model (untrained) with its generation protocols: recurrent\n"
-                  "causal-linear and stateful-softmax, recomputing softmax and reformer (lsh-1)\n"
+                  "causal-linear and stateful-softmax (on the compiled engine; *-modules: on ImageModel::step),\n"
+                  "recomputing softmax, reformer (lsh-1) and lsh-4\n"
                   "Example: lintra bench generate --batch-sizes 1,8 --json generate.json");
   cmd->add_option("--json", o.json_path, "write one JSON object per (variant, batch) to this file");
   cmd->add_option("--batch-sizes", o.batch_sizes, "comma-separated batch sizes")->delimiter(',')->check(CLI::PositiveNumber);
@@ -249,9 +270,9 @@ CLI::App* add_bench_generate_command(CLI::App* bench, GenerateBenchOptions& o) {
   cmd->add_option("--image", o.image, "mnist (784 pixels) or cifar (3072 sub-pixels)")
       ->check(CLI::IsMember({"mnist", "cifar"}));
   cmd->add_option("--length", o.length, "pixels per image (default: by --image)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--variants", o.variants, "comma-separated subset of causal-linear,stateful-softmax,softmax,reformer")
+  cmd->add_option("--variants", o.variants, fmt::format("comma-separated subset of {}", fmt::join(kGenerateVariants, ",")))
       ->delimiter(',')
-      ->check(CLI::IsMember({"causal-linear", "stateful-softmax", "softmax", "reformer"}));
+      ->check(CLI::IsMember(kGenerateVariants));
   cmd->add_option("--pixels", o.pixels,
                   "recompute rows: time the pixel cost at this many positions and integrate (0: generate every pixel)")
       ->check(CLI::NonNegativeNumber);

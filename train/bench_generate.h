@@ -3,11 +3,15 @@
 // paper's MNIST shape (8 layers, 8 heads, d_query 32 → d_model 256, d_ff 1024, 10 logistics).
 // Untrained weights cost the same as trained ones.
 //
-//   causal-linear     attention causal-linear, generate_recurrent (state S, Z per layer)
-//   stateful-softmax  attention softmax, generate_recurrent (growing key/value cache)
+//   causal-linear     attention causal-linear, generate_recurrent (state S, Z per layer) on the
+//                     compiled engine (nn/models/image_recurrent_engine.h)
+//   stateful-softmax  attention softmax, generate_recurrent (growing key/value cache), engine
+//   *-modules         the same two on ImageModel::step() (autograd ops, no graph), to show what
+//                     the engine buys side by side
 //   softmax           attention softmax, generate_recompute (the whole prefix per pixel)
 //   reformer          attention reformer, lsh-1 settings (rounds 1, chunk 29, bits 32),
 //                     generate_recompute; reported as unavailable if it is not registered
+//   lsh-4             the same with 4 hashing rounds
 //
 // Recurrent variants generate whole images: the best of ≥ 3 full generations (after a warm-up).
 // Recompute variants cost Σ_t c(t), c(t) = one batch forward of the prefix 0…t−1 (+ sampling),
@@ -17,7 +21,7 @@
 // `extrapolated: true` and `pixels_timed: P`. With P = 0 (or ≥ L − 1) the real generate_recompute
 // runs once over every pixel.
 //
-// Also printed: the per-token cost of each recurrent variant at batch 1 (ImageModel::step and
+// Also printed: the per-token cost of each recurrent variant at batch 1 (a step and
 // sampling, best of 3 per position) averaged over the first and the last 10% of positions — flat for
 // causal-linear, growing with t for stateful-softmax.
 #pragma once
@@ -31,6 +35,10 @@ class App;
 }
 
 namespace lintra::bench {
+
+inline const std::vector<std::string> kGenerateVariants = {
+    "causal-linear", "causal-linear-modules", "stateful-softmax", "stateful-softmax-modules", "softmax", "reformer",
+    "lsh-4"};
 
 struct GenerateBenchOptions {
   std::string json_path;
@@ -54,6 +62,7 @@ struct GenerateBenchRow {
   double images_per_s = -1;
   double seconds_per_image = -1;
   std::string mode;             // recurrent | recompute
+  std::string backend;          // recurrent rows: engine | modules
   int64_t pixels_per_image = 0; // L
   int64_t pixels_timed = 0;     // positions whose cost was measured: L − 1, or P when extrapolated
   bool extrapolated = false;

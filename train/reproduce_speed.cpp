@@ -32,15 +32,23 @@ const std::map<std::string, PaperSpeed>& paper_speed() {
       {"softmax", {0.45, 0.004, 72.6, 8651.4}},
       {"stateful-softmax", {7.56, 0.32, 7.4, 71.9}},
       {"reformer", {0.68, 0.015, 46.0, 2318.9}},
+      {"lsh-4", {0.27, 0.005, 112.0, 5263.7}},
       {"causal-linear", {142.8, 17.85, 5.5, 45.1}},
   };
   return p;
 }
 
+std::string paper_number(const std::string& variant, double PaperSpeed::*field) {
+  auto it = paper_speed().find(variant);
+  return it == paper_speed().end() ? "—" : fmt::format("{}", it->second.*field);
+}
+
 std::string label(const std::string& variant) {
   if (variant == "reformer") return "lsh-1 (reformer, recompute)";
+  if (variant == "lsh-4") return "lsh-4 (reformer, recompute)";
   if (variant == "softmax") return "softmax (recompute)";
   if (variant == "causal-linear") return "linear (recurrent)";
+  if (variant == "causal-linear-modules") return "linear (recurrent, on the modules: no engine)";
   return variant + " (key/value cache)";
 }
 
@@ -59,9 +67,10 @@ void write_file(const std::string& path, const std::string& text) {
 
 // The generation benchmark for one image kind at this scale.
 std::vector<bench::GenerateBenchRow> generate_rows(const std::string& image, const std::string& scale,
-                                                   std::vector<int64_t> batches) {
+                                                   std::vector<int64_t> batches, std::vector<std::string> variants) {
   bench::GenerateBenchOptions o;
   o.image = image;
+  o.variants = std::move(variants);
   o.batch_sizes = std::move(batches);
   o.profile = false;
   o.min_seconds = 1.0;
@@ -97,32 +106,34 @@ std::string model_note(const std::string& scale) {
              ? "Smoke scale: a 1-layer toy model on 16 (MNIST) / 48 (CIFAR) pixels, only to test the pipeline."
              : "Models: the paper's sizes, untrained (speed does not depend on the weights): MNIST 8 layers, CIFAR-10 "
                "16 layers, 8 heads × 32 (d_model 256, d_ff 1024), 10 logistics; 784 and 3,072 steps per image. "
-               "Recompute rows (softmax, lsh-1) time the cost of a pixel at evenly spread positions and integrate "
-               "it over every position (`lintra bench generate`); recurrent rows generate whole images. The paper "
-               "ran on a GPU for Table 4 and an unnamed CPU for Table 5; this is a 2-core CPU.";
+               "Recompute rows (softmax, lsh-1, lsh-4) time the cost of a pixel at evenly spread positions and "
+               "integrate it over every position (`lintra bench generate`); recurrent rows generate whole images on "
+               "the compiled recurrent engine (nn/models/image_recurrent_engine.h: packed weights, raw attention "
+               "steps, each token's products split over the threads), stateful softmax and linear alike. The "
+               "paper ran on a GPU for Table 4 and an unnamed CPU for Table 5; this is a 2-core CPU.";
 }
 
 int throughput(const ReproduceCommand& cmd, const std::string& command) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t mb = cmd.scale == "smoke" ? 2 : 8, cb = cmd.scale == "smoke" ? 2 : 4;
-  auto mn = generate_rows("mnist", cmd.scale, {mb});
-  auto cf = generate_rows("cifar", cmd.scale, {cb});
+  const std::vector<std::string> rows = {"softmax", "stateful-softmax", "reformer", "lsh-4", "causal-linear"};
+  auto mn = generate_rows("mnist", cmd.scale, {mb}, rows);
+  auto cf = generate_rows("cifar", cmd.scale, {cb}, rows);
   std::string md = fmt::format("# Generation throughput (Table 4; images/s of Tables 1 and 2) — scale `{}`\n\n", cmd.scale);
   md += fmt::format("Produced by `{}`; numbers are measured by that command and never edited by hand. {}\n\n",
                     command, model_note(cmd.scale));
   md += fmt::format("| method | paper MNIST img/s | lintra MNIST img/s (batch {}) | × vs softmax | paper CIFAR-10 img/s | "
                     "lintra CIFAR-10 img/s (batch {}) | × vs softmax |\n|---|---|---|---|---|---|---|\n", mb, cb);
   const auto *ms = find(mn, "softmax"), *cs = find(cf, "softmax");
-  for (const std::string v : {"softmax", "stateful-softmax", "reformer", "causal-linear"}) {
+  for (const std::string& v : rows) {
     const auto *m = find(mn, v), *c = find(cf, v);
-    const PaperSpeed& p = paper_speed().at(v);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", label(v), p.mnist_img_s,
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", label(v), paper_number(v, &PaperSpeed::mnist_img_s),
                       m ? fmt::format("{:.4g}", m->images_per_s) : "—",
-                      m && ms ? fmt::format("{:.1f}×", m->images_per_s / ms->images_per_s) : "—", p.cifar_img_s,
+                      m && ms ? fmt::format("{:.1f}×", m->images_per_s / ms->images_per_s) : "—",
+                      paper_number(v, &PaperSpeed::cifar_img_s),
                       c ? fmt::format("{:.4g}", c->images_per_s) : "—",
                       c && cs ? fmt::format("{:.1f}×", c->images_per_s / cs->images_per_s) : "—");
   }
-  md += "\nLSH-4 is not measured (the paper: 0.27 and 0.005 img/s); lsh-1 stands for the recomputing Reformer.\n";
   md += "\n## Ratios beside the paper's\n\n";
   md += ratio_line("MNIST linear / softmax", mn, "causal-linear", "softmax", "317×");
   md += ratio_line("CIFAR-10 linear / softmax", cf, "causal-linear", "softmax", "4,462×");
@@ -142,21 +153,25 @@ int throughput(const ReproduceCommand& cmd, const std::string& command) {
 
 int latency(const ReproduceCommand& cmd, const std::string& command) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto mn = generate_rows("mnist", cmd.scale, {1});
-  auto cf = generate_rows("cifar", cmd.scale, {1});
+  const std::vector<std::string> rows = {"softmax", "stateful-softmax", "reformer", "lsh-4", "causal-linear",
+                                         "causal-linear-modules"};
+  auto mn = generate_rows("mnist", cmd.scale, {1}, rows);
+  auto cf = generate_rows("cifar", cmd.scale, {1}, rows);
   std::string md = fmt::format("# Generation latency, batch 1, on the CPU (Table 5) — scale `{}`\n\n", cmd.scale);
   md += fmt::format("Produced by `{}`; numbers are measured by that command and never edited by hand. {}\n\n",
                     command, model_note(cmd.scale));
   md += "| method | paper MNIST CPU (s) | lintra MNIST (s) | paper CIFAR-10 CPU (s) | lintra CIFAR-10 (s) |\n"
         "|---|---|---|---|---|\n";
-  for (const std::string v : {"softmax", "stateful-softmax", "reformer", "causal-linear"}) {
+  for (const std::string& v : rows) {
     const auto *m = find(mn, v), *c = find(cf, v);
-    const PaperSpeed& p = paper_speed().at(v);
-    md += fmt::format("| {} | {} | {} | {} | {} |\n", label(v), p.mnist_cpu_s,
-                      m ? fmt::format("{:.4g}", m->seconds_per_image) : "—", p.cifar_cpu_s,
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", label(v), paper_number(v, &PaperSpeed::mnist_cpu_s),
+                      m ? fmt::format("{:.4g}", m->seconds_per_image) : "—", paper_number(v, &PaperSpeed::cifar_cpu_s),
                       c ? fmt::format("{:.4g}", c->seconds_per_image) : "—");
   }
-  md += "\nLSH-4 is not measured (the paper: 112.0 s and 5263.7 s).\n";
+  md += "\nThe last row generates with the same model through ImageModel::step() (the autograd ops without a "
+        "graph), to show what the engine buys; everything else is the same.\n\n";
+  md += ratio_line("MNIST linear, engine / modules", mn, "causal-linear", "causal-linear-modules", "—");
+  md += ratio_line("CIFAR-10 linear, engine / modules", cf, "causal-linear", "causal-linear-modules", "—");
   if (cmd.scale != "smoke") {
     md += "\n## Targets\n\n";
     const auto *m = find(mn, "causal-linear"), *c = find(cf, "causal-linear");

@@ -31,6 +31,10 @@ class AttentionLayer : public Module {
   Var step(const Var& x_t, RecurrentState& state);
 
   InnerAttention& inner() { return *inner_; }
+  const Linear& query() const { return *query_; }
+  const Linear& key() const { return *key_; }
+  const Linear& value() const { return *value_; }
+  const Linear& out() const { return *out_; }
   int64_t d_model() const { return d_model_; }
   int64_t n_heads() const { return n_heads_; }
   int64_t d_keys() const { return d_keys_; }

@@ -10,13 +10,18 @@
 //
 // Recurrent form (eqs 16–20): state S (B, H, E, M) and Z (B, H, E), constant in t:
 //   S += φ(k_t) v_tᵀ,  Z += φ(k_t),  y_t = φ(q_t)ᵀ S / (φ(q_t)·Z + eps)      O(E·M) per head and step
+// The same on raw float32 buffers for generation (make_raw_step, raw_recurrent_step.h): S and Z
+// updated in place, φ applied on the fly, heads split across the caller's threads.
 #include "nn/attention/causal_linear_attention.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "autograd/functional.h"
+#include "core/scalar_ops.h"
 #include "nn/attention/feature_maps.h"
 #include "nn/attention/registry.h"
 
@@ -34,6 +39,59 @@ Var causal_numerator(const Var& phi_q, const Var& phi_k, const Var& v) { return 
 
 namespace {
 
+// φ(x) = elu(x) + 1 in float32, as elu_feature_map() computes it.
+inline float phi(float x) { return scalar::elu(x, 1.0f) + 1.0f; }
+
+// The recurrent form on raw buffers: S (B, H, E, M) and Z (B, H, E) per sequence and head.
+class CausalLinearRawStep : public RawRecurrentStep {
+ public:
+  CausalLinearRawStep(const RawStepShape& s, double eps)
+      : H_(s.heads), E_(s.query_dim), M_(s.value_dim), eps_(float(eps)),
+        S_(size_t(s.batch * s.heads * s.query_dim * s.value_dim)), Z_(size_t(s.batch * s.heads * s.query_dim)),
+        batch_(s.batch) {}
+
+  void step(int64_t t, const RawStepIO& io, int64_t h0, int64_t h1) override {
+    const int64_t E = E_, M = M_;
+    for (int64_t b = 0; b < batch_; ++b)
+      for (int64_t h = h0; h < h1; ++h) {
+        const float* q = io.q + b * io.in_stride + h * E;
+        const float* k = io.k + b * io.in_stride + h * E;
+        const float* v = io.v + b * io.in_stride + h * M;
+        float* y = io.y + b * io.out_stride + h * M;
+        float* S = S_.data() + (b * H_ + h) * E * M;
+        float* Z = Z_.data() + (b * H_ + h) * E;
+        if (t == 0) {
+          std::fill(S, S + E * M, 0.0f);
+          std::fill(Z, Z + E, 0.0f);
+        }
+        for (int64_t e = 0; e < E; ++e) {  // S += φ(k) vᵀ, Z += φ(k)
+          const float pk = phi(k[e]);
+          float* Se = S + e * M;
+#pragma omp simd
+          for (int64_t m = 0; m < M; ++m) Se[m] += pk * v[m];
+          Z[e] += pk;
+        }
+        std::fill(y, y + M, 0.0f);
+        float den = 0;
+        for (int64_t e = 0; e < E; ++e) {  // y = φ(q)ᵀ S / (φ(q)·Z + eps)
+          const float pq = phi(q[e]);
+          const float* Se = S + e * M;
+#pragma omp simd
+          for (int64_t m = 0; m < M; ++m) y[m] += pq * Se[m];
+          den += pq * Z[e];
+        }
+        const float inv = 1.0f / (den + eps_);
+        for (int64_t m = 0; m < M; ++m) y[m] *= inv;
+      }
+  }
+
+ private:
+  int64_t H_, E_, M_;
+  float eps_;
+  std::vector<float> S_, Z_;
+  int64_t batch_;
+};
+
 class CausalLinearAttention : public InnerAttention {
  public:
   explicit CausalLinearAttention(double eps) : InnerAttention("causal-linear"), eps_(eps) {}
@@ -42,6 +100,9 @@ class CausalLinearAttention : public InnerAttention {
     return {.full = false, .causal = true, .key_lengths = true, .hint = "use 'linear' for non-causal attention"};
   }
   bool has_recurrent() const override { return true; }
+  std::unique_ptr<RawRecurrentStep> make_raw_step(const RawStepShape& shape) const override {
+    return std::make_unique<CausalLinearRawStep>(shape, eps_);
+  }
   std::string extra_repr() const override { return fmt::format("feature_map=elu+1, eps={:g}", eps_); }
 
  protected:

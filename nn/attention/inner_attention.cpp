@@ -25,6 +25,8 @@ RecurrentState RecurrentState::clone() const {
   return out;
 }
 
+std::unique_ptr<RawRecurrentStep> InnerAttention::make_raw_step(const RawStepShape&) const { return nullptr; }
+
 std::string InnerAttention::type_name() const { return fmt::format("InnerAttention[{}]", variant_); }
 
 namespace {

@@ -17,9 +17,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "nn/attention/masks.h"
+#include "nn/attention/raw_recurrent_step.h"
 #include "nn/module.h"
 
 namespace lintra::nn {
@@ -60,6 +62,9 @@ class InnerAttention : public Module {
 
   Var forward(const Var& q, const Var& k, const Var& v, const AttentionMasks& masks);
   Var step(const Var& q_t, const Var& k_t, const Var& v_t, RecurrentState& state);
+  // The recurrent form on raw float32 buffers for inference (raw_recurrent_step.h); nullptr (the
+  // default) when the variant has none. Eval-mode semantics: no dropout.
+  virtual std::unique_ptr<RawRecurrentStep> make_raw_step(const RawStepShape& shape) const;
 
   std::string type_name() const override;
 

@@ -10,13 +10,17 @@
 // a key/value cache grows by one row per step and step t attends to all t + 1 cached keys, which
 // equals row t of the causal batch form. O(t·(E + M)) time per head and step, O(t·(E + M)) memory.
 // Without a recorded graph the cache is a buffer that doubles its capacity and is written in
-// place; with one, the cache grows by concatenation so gradients flow through it.
+// place; with one, the cache grows by concatenation so gradients flow through it. For generation,
+// make_raw_step() gives the same on raw float32 buffers with a cache sized once (max_steps rows).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "autograd/functional.h"
+#include "core/scalar_ops.h"
 #include "nn/attention/registry.h"
 
 namespace lintra::nn {
@@ -75,6 +79,56 @@ Var append_concat(RecurrentState& state, const std::string& name, const Var& x_t
   return all;
 }
 
+// Stateful softmax on raw buffers: a key/value cache of max_steps rows per sequence and head;
+// step t writes row t and attends to rows 0 … t (O(t·(E + M)) per head).
+class SoftmaxRawStep : public RawRecurrentStep {
+ public:
+  SoftmaxRawStep(const RawStepShape& s, float temperature)
+      : H_(s.heads), E_(s.query_dim), M_(s.value_dim), T_(s.max_steps), tau_(temperature), batch_(s.batch),
+        K_(size_t(s.batch * s.heads * s.max_steps * s.query_dim)),
+        V_(size_t(s.batch * s.heads * s.max_steps * s.value_dim)), scores_(size_t(s.batch * s.heads * s.max_steps)) {}
+
+  void step(int64_t t, const RawStepIO& io, int64_t h0, int64_t h1) override {
+    const int64_t E = E_, M = M_;
+    for (int64_t b = 0; b < batch_; ++b)
+      for (int64_t h = h0; h < h1; ++h) {
+        const int64_t bh = b * H_ + h;
+        const float* q = io.q + b * io.in_stride + h * E;
+        float* K = K_.data() + bh * T_ * E;
+        float* V = V_.data() + bh * T_ * M;
+        float* a = scores_.data() + bh * T_;
+        float* y = io.y + b * io.out_stride + h * M;
+        std::copy(io.k + b * io.in_stride + h * E, io.k + b * io.in_stride + (h + 1) * E, K + t * E);
+        std::copy(io.v + b * io.in_stride + h * M, io.v + b * io.in_stride + (h + 1) * M, V + t * M);
+        float top = -std::numeric_limits<float>::infinity();
+        for (int64_t j = 0; j <= t; ++j) {  // a_j = (τ q)·K_j
+          const float* Kj = K + j * E;
+          float d = 0;
+#pragma omp simd reduction(+ : d)
+          for (int64_t e = 0; e < E; ++e) d += (q[e] * tau_) * Kj[e];
+          a[j] = d;
+          top = std::max(top, d);
+        }
+        float total = 0;
+        for (int64_t j = 0; j <= t; ++j) total += (a[j] = scalar::exp(a[j] - top));
+        const float inv = 1.0f / total;
+        std::fill(y, y + M, 0.0f);
+        for (int64_t j = 0; j <= t; ++j) {  // y = Σ_j softmax(a)_j V_j
+          const float w = a[j] * inv;
+          const float* Vj = V + j * M;
+#pragma omp simd
+          for (int64_t m = 0; m < M; ++m) y[m] += w * Vj[m];
+        }
+      }
+  }
+
+ private:
+  int64_t H_, E_, M_, T_;
+  float tau_;
+  int64_t batch_;
+  std::vector<float> K_, V_, scores_;
+};
+
 class SoftmaxAttention : public InnerAttention {
  public:
   SoftmaxAttention(std::optional<double> temp, double dropout, Generator gen)
@@ -84,6 +138,9 @@ class SoftmaxAttention : public InnerAttention {
 
   MaskSupport mask_support() const override { return {.full = true, .causal = true, .key_lengths = true}; }
   bool has_recurrent() const override { return true; }
+  std::unique_ptr<RawRecurrentStep> make_raw_step(const RawStepShape& shape) const override {
+    return std::make_unique<SoftmaxRawStep>(shape, float(temperature(shape.query_dim)));
+  }
   std::string extra_repr() const override {
     return fmt::format("softmax_temp={}, attention_dropout={:g}", temp_ ? fmt::format("{:g}", *temp_) : "1/sqrt(E)",
                        dropout_);

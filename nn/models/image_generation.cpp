@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "nn/models/image_recurrent_engine.h"
 
 namespace lintra::nn {
 
@@ -55,7 +56,8 @@ void write_column(std::vector<int64_t>& buf, int64_t n, int64_t length, int64_t 
 
 }  // namespace
 
-Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix) {
+Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix,
+                          RecurrentBackend backend) {
   constexpr const char* what = "generate_recurrent";
   LINTRA_CHECK(model.has_recurrent(),
                "{}: the model's attention has no recurrent form; use generate_recompute (the paper's protocol for "
@@ -64,6 +66,23 @@ Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generato
   std::vector<int64_t> buf;
   const int64_t fixed = start_buffer(buf, n, length, prefix, what);
   GenerationScope scope(model);
+  const std::string why_not = backend == RecurrentBackend::modules ? "modules asked for"
+                                                                    : ImageRecurrentEngine::unsupported_reason(model);
+  LINTRA_CHECK(backend != RecurrentBackend::engine || why_not.empty(), "{}: the engine cannot run this model: {}", what,
+               why_not);
+  if (why_not.empty()) {
+    ImageRecurrentEngine engine(model, n, length);
+    std::vector<float> params(size_t(n * engine.param_dim()));
+    std::vector<int64_t> pixels(static_cast<size_t>(n));
+    for (int64_t t = 0; t + 1 < length; ++t) {
+      for (int64_t i = 0; i < n; ++i) pixels[size_t(i)] = buf[size_t(i * length + t)];
+      engine.step(pixels.data(), t, params.data());
+      if (t + 1 >= fixed)
+        write_column(buf, n, length, t + 1,
+                     sample_mol(Tensor::from_vector(params, {n, engine.param_dim()}), gen, ImageModel::kLevels));
+    }
+    return Tensor::from_vector(buf, {n, length});
+  }
   std::vector<RecurrentState> states = model.initial_state();
   // Feeding pixel t gives the distribution of pixel t + 1; the last pixel is never fed.
   for (int64_t t = 0; t + 1 < length; ++t) {

@@ -22,6 +22,10 @@
 // a (n, ·) batch, so with the same generator state and a recurrent twin that matches the batch
 // model they return the same pixels (tests/nn/test_image_model.cpp checks this for causal-linear
 // and softmax). The model runs in eval mode (dropout off, restored afterwards) without autograd.
+//
+// generate_recurrent runs on the compiled engine (image_recurrent_engine.h: packed weights, raw
+// attention steps, threads split each token) whenever the model allows it (float32 on the CPU, an
+// attention with a raw step); `modules` forces ImageModel::step(), `engine` refuses the fallback.
 #pragma once
 
 #include "core/rng.h"
@@ -32,7 +36,9 @@ namespace lintra::nn {
 // n images of `length` pixels → int64 (n, length). Throws lintra::Error when n or length < 1, when
 // the prefix is not int64 (n, p) with 1 ≤ p ≤ length and values in [0, 255], and (recurrent) when
 // the model's attention has no recurrent form (use generate_recompute then).
-Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix = {});
+enum class RecurrentBackend { automatic, modules, engine };
+Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix = {},
+                          RecurrentBackend backend = RecurrentBackend::automatic);
 Tensor generate_recompute(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix = {});
 
 }  // namespace lintra::nn

@@ -43,6 +43,7 @@ class ImageModel : public Model {
   int64_t mixtures() const { return mixtures_; }
   const MixtureOfLogisticsOptions& loss_options() const { return loss_options_; }
   TokenTransformer& trunk() { return *trunk_; }
+  const Linear& head() const { return *head_; }
   std::string type_name() const override { return "ImageModel"; }
   std::string extra_repr() const override;
 

@@ -30,6 +30,9 @@ class TokenTransformer : public Module {
   bool has_recurrent() const { return encoder_->has_recurrent(); }
   std::vector<RecurrentState> initial_state() const { return encoder_->initial_state(); }
   const TokenTransformerOptions& options() const { return options_; }
+  const Embedding& embedding() const { return *embedding_; }
+  const PositionalEncoding& positional() const { return *positional_; }
+  TransformerEncoder& encoder() { return *encoder_; }
   std::string type_name() const override { return "TokenTransformer"; }
 
  private:

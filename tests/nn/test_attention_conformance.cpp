@@ -10,6 +10,8 @@
 //   key lengths         changing padded keys/values changes nothing; a zero length gives finite values
 //   recurrent           step() for t = 0…N−1 equals the causal batch output row by row (float32,
 //                       max abs diff ≤ 1e-5) and gives the same gradients (float64)
+//   raw step            make_raw_step()'s float32 form, heads stepped in two uneven ranges, equals
+//                       step() (max abs diff ≤ 1e-5) and restarts at t = 0
 //   determinism         two instances from the same generator seed give bitwise-equal outputs in
 //                       training mode
 //   errors              unsupported masks, mismatched shapes/dtypes, bad key lengths and (for a
@@ -206,6 +208,41 @@ TEST_P(AttentionConformance, RecurrentMatchesBatchStepByStep) {
   EXPECT_LE(ops::max_abs_diff(q64.grad(), gq), 1e-10) << GetParam();
   EXPECT_LE(ops::max_abs_diff(k64.grad(), gk), 1e-10) << GetParam();
   EXPECT_LE(ops::max_abs_diff(v64.grad(), gv), 1e-10) << GetParam();
+}
+
+TEST_P(AttentionConformance, RawStepMatchesStep) {
+  constexpr int64_t HR = 3, T = 12, Eq = 8, Mv = 6;
+  auto attn = conformance_registry().create(
+      GetParam(), {}, AttentionContext{.query_dim = Eq, .value_dim = Mv, .n_heads = HR, .generator = Generator(1, 7)});
+  attn->eval();
+  std::unique_ptr<RawRecurrentStep> raw =
+      attn->make_raw_step({.batch = B, .heads = HR, .query_dim = Eq, .value_dim = Mv, .max_steps = T});
+  if (!raw) GTEST_SKIP() << GetParam() << " has no raw recurrent step";
+  ASSERT_TRUE(attn->has_recurrent()) << "a raw step is the recurrent form on raw buffers";
+  Tensor q = rand({B, HR, T, Eq}, DType::f32), k = rand({B, HR, T, Eq}, DType::f32),
+         v = rand({B, HR, T, Mv}, DType::f32);
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass restarts at t = 0 on a used state
+    RecurrentState state;
+    for (int64_t t = 0; t < T; ++t) {
+      Tensor expected = attn->step(Var(q.select(2, t)), Var(k.select(2, t)), Var(v.select(2, t)), state).data();
+      const std::vector<float> qt = q.select(2, t).contiguous().to_vector<float>();
+      const std::vector<float> kt = k.select(2, t).contiguous().to_vector<float>();
+      const std::vector<float> vt = v.select(2, t).contiguous().to_vector<float>();
+      // Queries and keys interleaved in one (B, 2·H·E) buffer, as a fused projection lays them out.
+      std::vector<float> qk(size_t(B * 2 * HR * Eq)), vv(size_t(B * 2 * HR * Eq)), y(size_t(B * HR * Mv), -1.0f);
+      for (int64_t b = 0; b < B; ++b) {
+        std::copy_n(qt.begin() + b * HR * Eq, HR * Eq, qk.begin() + b * 2 * HR * Eq);
+        std::copy_n(kt.begin() + b * HR * Eq, HR * Eq, qk.begin() + b * 2 * HR * Eq + HR * Eq);
+        std::copy_n(vt.begin() + b * HR * Mv, HR * Mv, vv.begin() + b * 2 * HR * Eq);
+      }
+      const RawStepIO io{.q = qk.data(), .k = qk.data() + HR * Eq, .v = vv.data(), .in_stride = 2 * HR * Eq,
+                         .y = y.data(), .out_stride = HR * Mv};
+      raw->step(t, io, 1, HR);
+      raw->step(t, io, 0, 1);
+      EXPECT_LE(ops::max_abs_diff(Tensor::from_vector(y, {B, HR, Mv}), expected), 1e-5)
+          << GetParam() << " at step " << t << ", pass " << pass;
+    }
+  }
 }
 
 TEST_P(AttentionConformance, DeterministicForAFixedSeed) {

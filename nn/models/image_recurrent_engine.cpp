@@ -1,0 +1,313 @@
+#include "nn/models/image_recurrent_engine.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/node.h"
+#include "core/scalar_ops.h"
+#include "core/spin_barrier.h"
+#include "core/threading.h"
+
+namespace lintra::nn {
+
+namespace {
+
+std::vector<float> host_floats(const Var& v) { return v.data().contiguous().to_vector<float>(); }
+
+void append(std::vector<float>& to, const std::vector<float>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+// [r0, r1) of `rows` for thread `tid` of `n`: contiguous blocks, multiples of 16 rows (one cache
+// line of a float32 output) except the last.
+std::pair<int64_t, int64_t> block(int64_t rows, int tid, int n) {
+  const int64_t per = (rows + n - 1) / n;
+  const int64_t chunk = (per + 15) / 16 * 16;
+  const int64_t r0 = std::min(rows, chunk * tid);
+  return {r0, std::min(rows, r0 + chunk)};
+}
+
+// y[b, r] = bias[r] + W[r, :]·x[b, :] for rows r0 … r1 − 1 of W (rows × in, row-major); x is
+// (B, in) and y (B, rows). Four rows at a time share each load of x; the weights, which dominate
+// the traffic, are read once whatever B is.
+void gemv_rows(const float* W, const float* bias, const float* x, float* y, int64_t B, int64_t in, int64_t rows,
+               int64_t r0, int64_t r1) {
+  int64_t r = r0;
+  for (; r + 4 <= r1; r += 4) {
+    const float* w0 = W + r * in;
+    const float* w1 = w0 + in;
+    const float* w2 = w1 + in;
+    const float* w3 = w2 + in;
+    for (int64_t b = 0; b < B; ++b) {
+      const float* xb = x + b * in;
+      float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3)
+      for (int64_t i = 0; i < in; ++i) {
+        a0 += w0[i] * xb[i];
+        a1 += w1[i] * xb[i];
+        a2 += w2[i] * xb[i];
+        a3 += w3[i] * xb[i];
+      }
+      float* yb = y + b * rows + r;
+      yb[0] = a0 + bias[r];
+      yb[1] = a1 + bias[r + 1];
+      yb[2] = a2 + bias[r + 2];
+      yb[3] = a3 + bias[r + 3];
+    }
+  }
+  for (; r < r1; ++r) {
+    const float* w = W + r * in;
+    for (int64_t b = 0; b < B; ++b) {
+      const float* xb = x + b * in;
+      float a = 0;
+#pragma omp simd reduction(+ : a)
+      for (int64_t i = 0; i < in; ++i) a += w[i] * xb[i];
+      y[b * rows + r] = a + bias[r];
+    }
+  }
+}
+
+// out[b, c0:c1] = LN(a[b] + add[b])[c0:c1] (add may be null): every thread computes the row
+// statistics in double (as the LayerNorm kernel) and writes its own columns.
+void layer_norm_cols(const float* a, const float* add, const float* gamma, const float* beta, double eps, float* out,
+                     int64_t B, int64_t D, int64_t c0, int64_t c1) {
+  for (int64_t b = 0; b < B; ++b) {
+    const float* ab = a + b * D;
+    const float* db = add ? add + b * D : nullptr;
+    auto z = [&](int64_t i) { return db ? ab[i] + db[i] : ab[i]; };
+    double s = 0;
+    for (int64_t i = 0; i < D; ++i) s += double(z(i));
+    const double mu = s / double(D);
+    double v = 0;
+    for (int64_t i = 0; i < D; ++i) {
+      const double d = double(z(i)) - mu;
+      v += d * d;
+    }
+    const float rs = float(1.0 / std::sqrt(v / double(D) + eps));
+    const float m = float(mu);
+    float* ob = out + b * D;
+    for (int64_t i = c0; i < c1; ++i) ob[i] = (z(i) - m) * rs * gamma[i] + beta[i];
+  }
+}
+
+void add_cols(const float* a, const float* add, float* out, int64_t B, int64_t D, int64_t c0, int64_t c1) {
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = c0; i < c1; ++i) out[b * D + i] = a[b * D + i] + add[b * D + i];
+}
+
+}  // namespace
+
+struct ImageRecurrentEngine::Layer {
+  std::vector<float> w_qkv, b_qkv;  // ((2E + M)·H, D): query, key and value rows stacked
+  std::vector<float> w_o, b_o;      // (D, H·M)
+  std::vector<float> w_1, b_1;      // (d_ff, D)
+  std::vector<float> w_2, b_2;      // (D, d_ff)
+  std::vector<float> g_1, be_1, g_2, be_2;
+  double eps_1 = 0, eps_2 = 0;
+  Activation activation = Activation::relu;
+  std::unique_ptr<RawRecurrentStep> attention;
+};
+
+struct ImageRecurrentEngine::Buffers {
+  std::vector<float> x, x_next, x_norm, qkv, att, o, h, h_norm, f, g;
+  SpinBarrier barrier;
+  explicit Buffers(int threads) : barrier(threads) {}
+};
+
+std::string ImageRecurrentEngine::unsupported_reason(ImageModel& model) {
+  for (const Var& p : model.parameters()) {
+    if (p.dtype() != DType::f32) return fmt::format("its parameters are {}, not float32", p.dtype());
+    if (p.data().device() != Device::cpu) return "its parameters are not on the CPU";
+  }
+  TransformerEncoder& enc = model.trunk().encoder();
+  for (int64_t i = 0; i < enc.n_layers(); ++i) {
+    AttentionLayer& a = enc.layer(i).attention();
+    if (a.inner().make_raw_step(RawStepShape{}) == nullptr)
+      return fmt::format("attention '{}' has no raw recurrent step", a.inner().variant());
+  }
+  return "";
+}
+
+ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int64_t max_steps, int threads)
+    : batch_(batch), max_steps_(max_steps) {
+  const std::string why = unsupported_reason(model);
+  LINTRA_CHECK(why.empty(), "ImageRecurrentEngine: this model cannot run on the engine: {}", why);
+  LINTRA_CHECK(batch >= 1 && max_steps >= 1, "ImageRecurrentEngine: batch and max_steps must be positive, got {} and {}",
+               batch, max_steps);
+  NoGradGuard no_grad;
+  TokenTransformer& trunk = model.trunk();
+  TransformerEncoder& enc = trunk.encoder();
+  const TransformerOptions& o = enc.options();
+  d_model_ = o.d_model;
+  d_ff_ = o.d_ff;
+  heads_ = o.n_heads;
+  d_query_ = o.d_keys;
+  d_value_ = o.d_values;
+  pre_norm_ = o.pre_norm;
+  param_dim_ = model.head().out_features();
+  d_embed_ = trunk.embedding().dim();
+  LINTRA_CHECK(trunk.embedding().num_embeddings() == ImageModel::kLevels && d_embed_ == trunk.positional().input_dim(),
+               "ImageRecurrentEngine: unexpected embedding {} × {}", trunk.embedding().num_embeddings(), d_embed_);
+  embedding_ = host_floats(trunk.embedding().weight());
+  positional_ = host_floats(trunk.positional().forward(Var(Tensor::zeros({1, max_steps, d_embed_}, DType::f32))));
+
+  const RawStepShape shape{.batch = batch, .heads = heads_, .query_dim = d_query_, .value_dim = d_value_,
+                           .max_steps = max_steps};
+  layers_.resize(size_t(enc.n_layers()));
+  for (int64_t i = 0; i < enc.n_layers(); ++i) {
+    TransformerEncoderLayer& src = enc.layer(i);
+    AttentionLayer& a = src.attention();
+    Layer& l = layers_[size_t(i)];
+    for (const Linear* p : {&a.query(), &a.key(), &a.value()}) {
+      append(l.w_qkv, host_floats(p->weight()));
+      append(l.b_qkv, host_floats(p->bias()));
+    }
+    l.w_o = host_floats(a.out().weight());
+    l.b_o = host_floats(a.out().bias());
+    const FeedForward& ff = src.feed_forward();
+    l.w_1 = host_floats(ff.linear1().weight());
+    l.b_1 = host_floats(ff.linear1().bias());
+    l.w_2 = host_floats(ff.linear2().weight());
+    l.b_2 = host_floats(ff.linear2().bias());
+    l.activation = ff.activation();
+    l.g_1 = host_floats(src.norm1().weight());
+    l.be_1 = host_floats(src.norm1().bias());
+    l.eps_1 = src.norm1().eps();
+    l.g_2 = host_floats(src.norm2().weight());
+    l.be_2 = host_floats(src.norm2().bias());
+    l.eps_2 = src.norm2().eps();
+    l.attention = a.inner().make_raw_step(shape);
+  }
+  if (const LayerNorm* n = enc.final_norm()) {
+    final_gamma_ = host_floats(n->weight());
+    final_beta_ = host_floats(n->bias());
+    final_eps_ = n->eps();
+  }
+  head_w_ = host_floats(model.head().weight());
+  head_b_ = host_floats(model.head().bias());
+
+  // A team pays off only when a token's products are large: the paper's MNIST model (2^20
+  // multiply-adds per layer) gains from two threads, the CPU-scale models (d_model 64) lose.
+  const int64_t macs_per_layer = batch * d_model_ * (2 * heads_ * d_query_ + 2 * heads_ * d_value_ + 2 * d_ff_);
+  threads_ = threads > 0 ? threads : (macs_per_layer >= (int64_t(1) << 18) ? std::max(1, num_threads()) : 1);
+  const int64_t qkv = heads_ * (2 * d_query_ + d_value_);
+  buf_ = std::make_unique<Buffers>(threads_);
+  for (auto* v : {&buf_->x, &buf_->x_next, &buf_->x_norm, &buf_->o, &buf_->h, &buf_->h_norm, &buf_->g})
+    v->assign(size_t(batch * d_model_), 0.0f);
+  buf_->qkv.assign(size_t(batch * qkv), 0.0f);
+  buf_->att.assign(size_t(batch * heads_ * d_value_), 0.0f);
+  buf_->f.assign(size_t(batch * d_ff_), 0.0f);
+}
+
+ImageRecurrentEngine::~ImageRecurrentEngine() = default;
+
+void ImageRecurrentEngine::step(const int64_t* pixels, int64_t position, float* params) {
+  LINTRA_CHECK(position == 0 || position == next_position_,
+               "ImageRecurrentEngine::step: position {} out of order (expected 0 or {})", position, next_position_);
+  LINTRA_CHECK(position < max_steps_, "ImageRecurrentEngine::step: position {} is past the capacity of {} steps",
+               position, max_steps_);
+  for (int64_t b = 0; b < batch_; ++b)
+    LINTRA_CHECK(pixels[b] >= 0 && pixels[b] < ImageModel::kLevels,
+                 "ImageRecurrentEngine::step: pixel {} of sequence {} is outside [0, {})", pixels[b], b,
+                 ImageModel::kLevels);
+  if (threads_ == 1) {
+    run(0, 1, pixels, position, params);
+  } else {
+#pragma omp parallel num_threads(threads_)
+    {
+      // A smaller team than asked for (nested parallelism, a thread limit): one thread does it all.
+      if (omp_get_num_threads() == threads_)
+        run(omp_get_thread_num(), threads_, pixels, position, params);
+      else if (omp_get_thread_num() == 0)
+        run(0, 1, pixels, position, params);
+    }
+  }
+  next_position_ = position + 1;
+}
+
+void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t, float* params) {
+  const int64_t B = batch_, D = d_model_, F = d_ff_, H = heads_, E = d_query_, M = d_value_;
+  const int64_t QKV = H * (2 * E + M), HM = H * M;
+  Buffers& bf = *buf_;
+  auto sync = [&] {
+    if (n > 1) bf.barrier.wait();
+  };
+  const auto [c0, c1] = block(D, tid, n);  // this thread's columns of D-wide rows
+  float* x = bf.x.data();
+  float* x_next = bf.x_next.data();
+
+  const float* pe = positional_.data() + t * D;  // x = [embedding, 0] + pe (concat) or embedding + pe (add)
+  for (int64_t b = 0; b < B; ++b) {
+    const float* emb = embedding_.data() + pixels[b] * d_embed_;
+    for (int64_t c = c0; c < c1; ++c) x[b * D + c] = pe[c] + (c < d_embed_ ? emb[c] : 0.0f);
+  }
+  sync();
+
+  for (Layer& l : layers_) {
+    const float* in = x;
+    if (pre_norm_) {
+      layer_norm_cols(x, nullptr, l.g_1.data(), l.be_1.data(), l.eps_1, bf.x_norm.data(), B, D, c0, c1);
+      sync();
+      in = bf.x_norm.data();
+    }
+    {
+      const auto [r0, r1] = block(QKV, tid, n);
+      gemv_rows(l.w_qkv.data(), l.b_qkv.data(), in, bf.qkv.data(), B, D, QKV, r0, r1);
+    }
+    sync();
+    {
+      const int64_t h0 = H * tid / n, h1 = H * (tid + 1) / n;
+      const RawStepIO io{.q = bf.qkv.data(), .k = bf.qkv.data() + H * E, .v = bf.qkv.data() + 2 * H * E,
+                         .in_stride = QKV, .y = bf.att.data(), .out_stride = HM};
+      if (h1 > h0) l.attention->step(t, io, h0, h1);
+    }
+    sync();
+    {
+      const auto [r0, r1] = block(D, tid, n);
+      gemv_rows(l.w_o.data(), l.b_o.data(), bf.att.data(), bf.o.data(), B, HM, D, r0, r1);
+    }
+    sync();
+    const float* h_in = bf.h.data();
+    if (pre_norm_) {
+      add_cols(x, bf.o.data(), bf.h.data(), B, D, c0, c1);
+      sync();
+      layer_norm_cols(bf.h.data(), nullptr, l.g_2.data(), l.be_2.data(), l.eps_2, bf.h_norm.data(), B, D, c0, c1);
+      h_in = bf.h_norm.data();
+    } else {
+      layer_norm_cols(x, bf.o.data(), l.g_1.data(), l.be_1.data(), l.eps_1, bf.h.data(), B, D, c0, c1);
+    }
+    sync();
+    {
+      const auto [r0, r1] = block(F, tid, n);
+      gemv_rows(l.w_1.data(), l.b_1.data(), h_in, bf.f.data(), B, D, F, r0, r1);
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t r = r0; r < r1; ++r) {
+          float& v = bf.f[size_t(b * F + r)];
+          v = l.activation == Activation::relu ? scalar::relu(v) : scalar::gelu(v);
+        }
+    }
+    sync();
+    {
+      const auto [r0, r1] = block(D, tid, n);
+      gemv_rows(l.w_2.data(), l.b_2.data(), bf.f.data(), bf.g.data(), B, F, D, r0, r1);
+    }
+    sync();
+    if (pre_norm_)
+      add_cols(bf.h.data(), bf.g.data(), x_next, B, D, c0, c1);
+    else
+      layer_norm_cols(bf.h.data(), bf.g.data(), l.g_2.data(), l.be_2.data(), l.eps_2, x_next, B, D, c0, c1);
+    sync();
+    std::swap(x, x_next);
+  }
+
+  const float* top = x;
+  if (!final_gamma_.empty()) {
+    layer_norm_cols(x, nullptr, final_gamma_.data(), final_beta_.data(), final_eps_, x_next, B, D, c0, c1);
+    sync();
+    top = x_next;
+  }
+  const auto [r0, r1] = block(param_dim_, tid, n);
+  gemv_rows(head_w_.data(), head_b_.data(), top, params, B, D, param_dim_, r0, r1);
+}
+
+}  // namespace lintra::nn

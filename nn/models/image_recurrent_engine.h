@@ -1,0 +1,72 @@
+// image_recurrent_engine.h — an ImageModel's recurrent form compiled for generation (PAPER.md
+// §3.4, Tables 4–5): the same function as ImageModel::step(), run on raw float32 buffers with the
+// weights packed once, no autograd and no allocation per token, and the work of every token split
+// across a team of threads that stays inside one parallel region for the whole token.
+//
+// Per token t and batch row b, with x = [embedding(pixel_b), pe(t)] (concat) or embedding + pe:
+//   every layer:  qkv = W_qkv·x' + b_qkv                 one ((2E + M)·H) × D product (Q, K, V stacked)
+//                 y   = raw attention step(q, k, v)       the variant's RawRecurrentStep, heads split
+//                 h   = LN1(x + W_O·y + b_O)              (pre-LN: x' = LN1(x), h = x + W_O·y + b_O)
+//                 x   = LN2(h + W2·act(W1·h' + b1) + b2)  (pre-LN: h' = LN2(h), x = h + FF(h'))
+//   then the final norm, if any, and the head: params = W_head·x + b_head (3K)
+// Eval-mode semantics (dropout off). Cost per token O(B·layers·(D·(4·H·E + 2·d_ff))) plus the
+// attention's step (O(H·E·M) for causal-linear, O(t·H·(E + M)) for stateful softmax). At batch 1
+// this streams every weight once per token (25 MB for the paper's 8-layer MNIST model), which is
+// what bounds the speed, so the rows of each product are split across the threads and the
+// sequential parts (norms, residuals) are repeated or split so that only barriers separate the
+// phases (six per layer, core/spin_barrier.h).
+//
+// Supported: float32 parameters on the CPU and an attention whose make_raw_step() gives a raw form
+// in every layer (causal-linear, softmax). unsupported_reason() says why a model is not;
+// generate_recurrent() falls back to ImageModel::step() then. Weights are copied at construction:
+// build the engine after training, not before.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/models/image_model.h"
+
+namespace lintra::nn {
+
+class ImageRecurrentEngine {
+ public:
+  // Empty when `model` can run here, else the reason (for messages and for the fallback).
+  static std::string unsupported_reason(ImageModel& model);
+
+  // `batch` sequences of up to `max_steps` tokens; threads ≤ 0: lintra's thread count, reduced to 1
+  // for models too small for a team to pay off.
+  ImageRecurrentEngine(ImageModel& model, int64_t batch, int64_t max_steps, int threads = 0);
+  ~ImageRecurrentEngine();
+  ImageRecurrentEngine(const ImageRecurrentEngine&) = delete;
+  ImageRecurrentEngine& operator=(const ImageRecurrentEngine&) = delete;
+
+  // pixels[b] (b < batch, values in [0, 256)) at `position` → params (batch, 3K) row-major.
+  // Positions run 0, 1, 2, … ; position 0 starts new sequences at any time.
+  void step(const int64_t* pixels, int64_t position, float* params);
+
+  int64_t batch() const { return batch_; }
+  int64_t max_steps() const { return max_steps_; }
+  int64_t param_dim() const { return param_dim_; }
+  int threads() const { return threads_; }
+
+ private:
+  struct Layer;
+  struct Buffers;
+  void run(int tid, int n, const int64_t* pixels, int64_t position, float* params);
+
+  int64_t batch_, max_steps_, d_model_, d_embed_, d_ff_, heads_, d_query_, d_value_, param_dim_;
+  bool pre_norm_;
+  int threads_;
+  int64_t next_position_ = 0;
+  std::vector<float> embedding_;   // (256, d_embed)
+  std::vector<float> positional_;  // (max_steps, D): the positional module applied to zeros
+  std::vector<Layer> layers_;
+  std::vector<float> final_gamma_, final_beta_;  // empty without a final norm
+  double final_eps_ = 0;
+  std::vector<float> head_w_, head_b_;
+  std::unique_ptr<Buffers> buf_;
+};
+
+}  // namespace lintra::nn
