@@ -144,6 +144,11 @@ struct LoadedCheckpoint {
 // `keep_every` (when > 0), and the one `latest` names are kept; other step_<N>.h5 are deleted.
 // Leftover *.tmp files of an interrupted save are ignored and removed by the next save. No other
 // file in `dir` is ever touched.
+// What a user may name on the command line for "a checkpoint": an .h5 file; a `latest` pointer
+// file (→ the file it names beside it); a checkpoints/ folder or a run directory holding one (→ its
+// `latest`). Throws naming the argument when it resolves to nothing.
+std::string resolve_checkpoint_path(const std::string& argument);
+
 class CheckpointManager {
  public:
   using Log = std::function<void(const std::string&)>;

@@ -153,6 +153,27 @@ std::vector<int64_t> CheckpointManager::steps() const {
   return out;
 }
 
+std::string resolve_checkpoint_path(const std::string& argument) {
+  const fs::path p(argument);
+  std::error_code ec;
+  LINTRA_CHECK(fs::exists(p, ec), "{}: no such file or directory", argument);
+  fs::path dir;
+  if (fs::is_directory(p, ec)) {
+    dir = fs::is_directory(p / "checkpoints", ec) ? p / "checkpoints" : p;
+  } else if (p.filename() == "latest") {
+    dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  } else {
+    return argument;
+  }
+  const std::optional<std::string> name = CheckpointManager(dir.string()).latest_name();
+  LINTRA_CHECK(name.has_value(), "{}: no checkpoint here ({} has no 'latest' pointer naming one)", argument,
+               (dir / "latest").string());
+  const fs::path file = dir / *name;
+  LINTRA_CHECK(fs::is_regular_file(file, ec), "{}: {} names {}, which does not exist", argument,
+               (dir / "latest").string(), file.string());
+  return file.string();
+}
+
 std::optional<std::string> CheckpointManager::latest_name() const {
   std::ifstream in(fs::path(dir_) / "latest");
   if (!in) return std::nullopt;

@@ -43,14 +43,14 @@ int run_cli(int argc, char** argv) {
   train::EvalCommand eval_cmd;
   auto* eval = app.add_subcommand("eval", "metrics of a checkpoint on its evaluation split (reads the config stored in it)\n"
                                           "Example: lintra eval runs/copy/x/checkpoints/best.h5");
-  eval->add_option("checkpoint", eval_cmd.checkpoint, "a .h5 checkpoint")->required()->check(CLI::ExistingFile);
+  eval->add_option("checkpoint", eval_cmd.checkpoint, "a .h5 checkpoint, or a run directory / checkpoints folder / latest file (→ its latest)")->required()->check(CLI::ExistingPath);
   eval->add_option("--batches", eval_cmd.max_batches, "evaluate only this many batches (0: all)");
 
   train::SampleCommand sample_cmd;
   auto* sample = app.add_subcommand("sample", "generate images from a checkpoint into a PNG grid (recurrent form where\n"
                                               "the attention has one, else recomputing the prefix per pixel)\n"
                                               "Example: lintra sample runs/mnist/x/checkpoints/best.h5 -n 16 --out grid.png");
-  sample->add_option("checkpoint", sample_cmd.checkpoint, "a .h5 checkpoint of an image model")->required()->check(CLI::ExistingFile);
+  sample->add_option("checkpoint", sample_cmd.checkpoint, "a .h5 checkpoint, or a run directory / checkpoints folder / latest file (→ its latest)")->required()->check(CLI::ExistingPath);
   sample->add_option("-n", sample_cmd.n, "images")->check(CLI::Range(1, 10000));
   sample->add_option("--out", sample_cmd.out, "PNG file (default: <run>/samples/step_<N>.png)");
   sample->add_option("--seed", sample_cmd.seed, "sampling seed");
@@ -118,14 +118,20 @@ int run_cli(int argc, char** argv) {
     }
     return train::run_train(train_cmd);
   }
-  if (eval->parsed()) return train::run_eval(eval_cmd);
+  if (eval->parsed()) {
+    eval_cmd.checkpoint = resolve_checkpoint_path(eval_cmd.checkpoint);
+    return train::run_eval(eval_cmd);
+  }
   if (reproduce->parsed()) return train::run_reproduce(rep);
   if (config_cmd->parsed()) {
     fmt::print("{}", train::documented_base_config());
     return 0;
   }
   if (ckpt->parsed()) return train::run_ckpt(ckpt_action, ckpt_paths);
-  if (sample->parsed()) return train::run_sample(sample_cmd);
+  if (sample->parsed()) {
+    sample_cmd.checkpoint = resolve_checkpoint_path(sample_cmd.checkpoint);
+    return train::run_sample(sample_cmd);
+  }
   if (selfcheck->parsed()) {
     run_selfcheck();
   } else if (kernels->parsed()) {

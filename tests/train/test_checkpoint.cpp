@@ -432,6 +432,37 @@ TEST(train_checkpoint_manager, RetentionAndLatest) {
   expect_same(loaded->data, make_data(9));
 }
 
+// The message of the lintra::Error that resolve_checkpoint_path throws (fails the test when none).
+std::string resolve_error(const std::string& argument) {
+  try {
+    resolve_checkpoint_path(argument);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << argument << " resolved although it names no checkpoint";
+  return "";
+}
+
+#define EXPECT_HAS(haystack, needle) EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+
+TEST(train_checkpoint_manager, ResolvesWhatAUserNamesAsACheckpoint) {
+  TempDir run;
+  const fs::path ckpts = run / "checkpoints";
+  fs::create_directories(ckpts);
+  CheckpointManager mgr(ckpts.string());
+  EXPECT_HAS(resolve_error(run.str()), "has no 'latest' pointer naming one");
+  mgr.save(5, make_data(5));
+  mgr.save(6, make_data(6));
+  const std::string newest = (ckpts / "step_6.h5").string();
+  EXPECT_EQ(resolve_checkpoint_path((ckpts / "step_5.h5").string()), (ckpts / "step_5.h5").string());
+  EXPECT_EQ(resolve_checkpoint_path((ckpts / "latest").string()), newest);
+  EXPECT_EQ(resolve_checkpoint_path(ckpts.string()), newest);
+  EXPECT_EQ(resolve_checkpoint_path(run.str()), newest);
+  EXPECT_HAS(resolve_error(run / "nope.h5"), "no such file or directory");
+  std::ofstream(ckpts / "latest") << "step_99.h5\n";
+  EXPECT_HAS(resolve_error(run.str()), "step_99.h5, which does not exist");
+}
+
 TEST(train_checkpoint_manager, LoadLatestSkipsABrokenNewestLoudly) {
   TempDir dir;
   CheckpointManager mgr(dir.str(), 5);
