@@ -166,7 +166,7 @@ std::string resolve_checkpoint_path(const std::string& argument) {
     return argument;
   }
   const std::optional<std::string> name = CheckpointManager(dir.string()).latest_name();
-  LINTRA_CHECK(name.has_value(), "{}: no checkpoint here ({} has no 'latest' pointer naming one)", argument,
+  LINTRA_CHECK(name.has_value(), "{}: no checkpoint here (no 'latest' pointer file at {})", argument,
                (dir / "latest").string());
   const fs::path file = dir / *name;
   LINTRA_CHECK(fs::is_regular_file(file, ec), "{}: {} names {}, which does not exist", argument,

@@ -450,7 +450,7 @@ TEST(train_checkpoint_manager, ResolvesWhatAUserNamesAsACheckpoint) {
   const fs::path ckpts = run / "checkpoints";
   fs::create_directories(ckpts);
   CheckpointManager mgr(ckpts.string());
-  EXPECT_HAS(resolve_error(run.str()), "has no 'latest' pointer naming one");
+  EXPECT_HAS(resolve_error(run.str()), "no checkpoint here (no 'latest' pointer file at");
   mgr.save(5, make_data(5));
   mgr.save(6, make_data(6));
   const std::string newest = (ckpts / "step_6.h5").string();
