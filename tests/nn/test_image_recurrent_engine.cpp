@@ -1,7 +1,7 @@
 // test_image_recurrent_engine.cpp — the compiled recurrent form of ImageModel
 // (nn/models/image_recurrent_engine.h) against its composed form, ImageModel::step().
 // Invariants: for causal-linear and stateful softmax, post-LN and pre-LN, ReLU and GELU, with and
-// without the final norm, at batch 1 and 3 and with 1, 2 and 3 threads (so rows and heads are split
+// without the final norm, concatenated and added positions, at batch 1 and 3 and with 1, 2 and 3 threads (so rows and heads are split
 // unevenly), every step's mixture parameters equal ImageModel::step()'s within float32 rounding;
 // position 0 restarts the sequences; generation on the engine draws the same pixels as on the
 // modules from the same generator; misuse and unsupported models are clear errors.
@@ -24,10 +24,12 @@ struct Case {
   bool pre_norm;
   Activation activation;
   bool final_norm;
+  PositionalMode positional = PositionalMode::concat;
 };
 
 TokenTransformerOptions options(const Case& c, int64_t layers = 2) {
   TokenTransformerOptions o;
+  o.positional = c.positional;
   o.encoder.n_layers = layers;
   o.encoder.d_model = 48;
   o.encoder.n_heads = 3;  // E = M = 16
@@ -64,14 +66,15 @@ TEST(NnImageRecurrentEngine, EveryStepEqualsTheModulesStep) {
   const std::vector<Case> cases = {{"causal-linear", false, Activation::relu, true},
                                    {"causal-linear", true, Activation::gelu, false},
                                    {"softmax", false, Activation::gelu, true},
-                                   {"softmax", true, Activation::relu, true}};
+                                   {"softmax", true, Activation::relu, true},
+                                   {"causal-linear", false, Activation::relu, true, PositionalMode::add}};
   for (const Case& c : cases)
     for (int64_t B : {1, 3})
       for (int threads : {1, 2, 3}) {
         ImageModel m(options(c), 7);
         EXPECT_LT(worst_step_difference(m, B, 24, threads), 2e-5)
             << c.attention << (c.pre_norm ? " pre-LN " : " post-LN ") << activation_name(c.activation)
-            << (c.final_norm ? " final norm" : "") << " B=" << B << " threads=" << threads;
+            << (c.final_norm ? " final norm" : "") << " PE " << positional_mode_name(c.positional) << " B=" << B << " threads=" << threads;
       }
 }
 
