@@ -35,7 +35,7 @@ int run_cli(int argc, char** argv) {
       "Training again in an existing run directory resumes from its newest complete checkpoint.\n"
       "Exit status: 0 finished; 130 stopped by SIGINT/SIGTERM after writing a checkpoint\n"
       "(a second SIGINT aborts at once); 2 a bad config or input.\n"
-      "Example: lintra train configs/copy/softmax-cpu.yaml train.steps=200 --run-dir runs/try");
+      "Example: lintra train configs/copy/cpu/softmax.yaml train.steps=200 --run-dir runs/try");
   train->add_option("args", train_args, "CONFIG.yaml ... [key=value | +key=value ...]")->required();
   train->add_option("--run-dir", train_cmd.run_dir, "run directory (default: runs/<experiment>/<timestamp>)");
   train->add_flag("--print-config", train_cmd.print_config, "print the resolved config and exit");

@@ -139,7 +139,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int run_train(const TrainCommand& cmd) {
-  LINTRA_CHECK(!cmd.configs.empty(), "train: give at least one config file (e.g. configs/copy/softmax-cpu.yaml)");
+  LINTRA_CHECK(!cmd.configs.empty(), "train: give at least one config file (e.g. configs/copy/cpu/softmax.yaml)");
   Config cfg = load_experiment_config(cmd.configs, cmd.overrides);
   const std::string yaml = to_yaml(cfg);
   if (cmd.print_config) {
