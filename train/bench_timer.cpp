@@ -85,7 +85,9 @@ std::string shell_output(const std::string& cmd) {
 std::string git_revision() {
   const std::string rev = shell_output("git rev-parse --short HEAD 2>/dev/null");
   if (rev.empty()) return "unknown";
-  const std::string dirty = shell_output("git status --porcelain --untracked-files=no 2>/dev/null");
+  // Results files being rewritten (by this very command, or one before it) are not code changes.
+  const std::string dirty =
+      shell_output("git status --porcelain --untracked-files=no -- . ':(exclude)experiments/results' 2>/dev/null");
   return dirty.empty() ? rev : rev + " (with uncommitted changes)";
 }
 

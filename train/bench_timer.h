@@ -23,7 +23,8 @@ double time_best(const std::function<void()>& f, double min_seconds = 1.0);
 std::string cpu_model();  // from /proc/cpuinfo
 
 // The working tree's git revision for results files: "488b7b5", "488b7b5 (with uncommitted changes)",
-// or "unknown" outside a git checkout.
+// or "unknown" outside a git checkout. Changes under experiments/results/ (results files being
+// rewritten) do not count as uncommitted changes.
 std::string git_revision();
 
 // Writes a benchmark's rows (a JSON array) to path and says so; throws naming the bench and file.
