@@ -440,10 +440,10 @@ int run_reproduce(const ReproduceCommand& cmd) {
   for (const std::string& row : rows) md += results[row].command + "\n";
   md += "```\n\n## Machine\n\n";
   md += fmt::format("- CPU: {} ({} threads)\n- build: {} (lintra {})\n- git revision: {}\n- wall time of this "
-                    "command: {:.0f} s (training the rows not yet complete and sampling the image grids; complete rows are "
+                    "command: {:.0f} s (training the rows not yet complete{}; complete rows are "
                     "read, not retrained)\n- date: {}\n",
                     bench::cpu_model(), num_threads(), LINTRA_BUILD_TYPE, LINTRA_VERSION, bench::git_revision(),
-                    wall, utc_timestamp());
+                    wall, grids.empty() ? "" : " and sampling the image grids", utc_timestamp());
   const std::string out = fmt::format("{}/{}-{}.md", cmd.results_dir, spec.name, cmd.scale);
   std::ofstream f(out);
   f << md;
