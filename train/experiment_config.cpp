@@ -106,6 +106,9 @@ Schema experiment_schema() {
   sched.add_double("factor", 0.1, "step/plateau: multiplier").greater_than(0).max(1);
   sched.add_int("patience", 2, "plateau: evaluations without improvement before a drop").min(0);
   sched.add_double("threshold", 1e-3, "plateau: relative improvement that counts").min(0);
+  sched.add_string("monitor", "",
+                   "plateau: the evaluation metric it watches, lower is better (empty: train.best_metric, else the "
+                   "model's)");
   sched.add_int("warmup_steps", 0, "linear warm-up updates").min(0);
   top.add_section("schedule", sched, "the learning-rate schedule");
 

@@ -31,6 +31,7 @@ class Schedule {
   double lr_at(int64_t step) const;
   // Plateau: report a validation metric (lower is better) after an evaluation.
   void observe(double metric);
+  const std::string& name() const { return o_.name; }
   std::map<std::string, double> state() const;
   void load_state(const std::map<std::string, double>& s);
 

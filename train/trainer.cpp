@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <ranges>
 
 #include "autograd/functional.h"
 #include "core/ops.h"
@@ -177,6 +179,7 @@ int run_train(const TrainCommand& cmd) {
   data::DataLoader loader(*data.train, lo);
   const int64_t eval_bs = cfg.get_int("data.eval_batch_size") > 0 ? cfg.get_int("data.eval_batch_size") : lo.batch_size;
   const std::string best_metric = to.best_metric.empty() ? model->primary_metric() : to.best_metric;
+  const std::string monitored = cfg.get_string("schedule.monitor").empty() ? best_metric : cfg.get_string("schedule.monitor");
 
   CheckpointManager ckpts(run.checkpoints(), to.keep_last, to.keep_every);
   LoopState st;
@@ -265,7 +268,10 @@ int run_train(const TrainCommand& cmd) {
     bool is_best = false;
     if ((to.eval_every > 0 && st.step % to.eval_every == 0) || last) {
       std::map<std::string, double> m = evaluate(*model, *data.eval, eval_bs, to.eval_batches);
-      sched.observe(m.count(best_metric) ? m[best_metric] : NAN);
+      LINTRA_CHECK(sched.name() != "plateau" || m.count(monitored),
+                   "schedule.monitor: the evaluation gives no metric '{}' (it gives: {})", monitored,
+                   fmt::join(std::views::keys(m), ", "));
+      sched.observe(m[monitored]);
       if (m.count(best_metric) && m[best_metric] < st.best) {
         st.best = m[best_metric];
         is_best = true;

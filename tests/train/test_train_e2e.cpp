@@ -195,6 +195,38 @@ TEST(train_e2e, config_mistakes_exit_2_with_key_file_line_and_hint) {
   EXPECT_THAT(layers.output, HasSubstr("expected an integer"));
 }
 
+std::vector<double> train_lrs(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/metrics.jsonl");
+  std::vector<double> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"split\":\"train\"") == std::string::npos) continue;
+    auto pos = line.find("\"lr\":");
+    if (pos != std::string::npos) out.push_back(std::stod(line.substr(pos + 5)));
+  }
+  return out;
+}
+
+TEST(train_e2e, plateau_schedule_watches_the_metric_schedule_monitor_names) {
+  TempDir t;
+  // A threshold no evaluation can meet: after the first evaluation (step 4) sets the best, every
+  // later one (step 8) is a plateau and, with patience 0, halves the learning rate.
+  const std::string base = kLintra + " train " + kSource +
+                           "/configs/copy/smoke/softmax.yaml threads=1 train.steps=12 train.eval_every=4 "
+                           "train.log_every=1 schedule.name=plateau schedule.factor=0.5 schedule.patience=0 "
+                           "schedule.threshold=1e9 ";
+  Result ok = run(base + "schedule.monitor=loss --run-dir " + t.path() + "/a");
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  const std::vector<double> lr = train_lrs(t.path() + "/a");
+  ASSERT_EQ(lr.size(), 12u);
+  EXPECT_DOUBLE_EQ(lr[7], lr[0]);        // update 8, before its evaluation
+  EXPECT_DOUBLE_EQ(lr[8], lr[0] * 0.5);  // after the plateau at step 8
+  Result bad = run(base + "schedule.monitor=bleu --run-dir " + t.path() + "/b");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("schedule.monitor: the evaluation gives no metric 'bleu' (it gives: "));
+  EXPECT_THAT(bad.output, HasSubstr("loss"));
+}
+
 TEST(train_e2e, nan_policy_error_names_the_step_and_skip_has_a_limit) {
   // A learning rate of 1e30 overflows the weights after the first update, so the loss of update 2 is
   // not finite, deterministically.
