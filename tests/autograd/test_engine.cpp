@@ -8,12 +8,14 @@
 #include <gtest/gtest.h>
 
 #include "autograd/functional.h"
+#include "autograd_test_util.h"
 
 namespace lintra {
 namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using lintra::testing::error_of;
 
 Tensor vec(std::vector<double> v) {
   const int64_t n = int64_t(v.size());
@@ -21,15 +23,6 @@ Tensor vec(std::vector<double> v) {
 }
 std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return "";
-}
 
 TEST(autograd_engine, AVarUsedTwiceAccumulates) {
   Var x(vec({1, -2, 3}), true);

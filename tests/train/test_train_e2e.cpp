@@ -67,17 +67,21 @@ std::string train_cmd(const std::string& run_dir, int steps = 12) {
          std::to_string(steps) + " train.checkpoint_every=4 train.log_every=1 --run-dir " + run_dir;
 }
 
-std::vector<double> train_losses(const std::string& run_dir) {
+// The values of `key` on the training lines of a run's metrics.jsonl, in order.
+std::vector<double> train_values(const std::string& run_dir, const std::string& key) {
   std::ifstream in(run_dir + "/metrics.jsonl");
   std::vector<double> out;
   std::string line;
+  const std::string field = "\"" + key + "\":";
   while (std::getline(in, line)) {
     if (line.find("\"split\":\"train\"") == std::string::npos) continue;
-    auto pos = line.find("\"loss\":");
-    if (pos != std::string::npos) out.push_back(std::stod(line.substr(pos + 7)));
+    auto pos = line.find(field);
+    if (pos != std::string::npos) out.push_back(std::stod(line.substr(pos + field.size())));
   }
   return out;
 }
+
+std::vector<double> train_losses(const std::string& run_dir) { return train_values(run_dir, "loss"); }
 
 pid_t spawn(const std::string& cmd) {
   pid_t pid;
@@ -195,18 +199,6 @@ TEST(train_e2e, config_mistakes_exit_2_with_key_file_line_and_hint) {
   EXPECT_THAT(layers.output, HasSubstr("expected an integer"));
 }
 
-std::vector<double> train_lrs(const std::string& run_dir) {
-  std::ifstream in(run_dir + "/metrics.jsonl");
-  std::vector<double> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find("\"split\":\"train\"") == std::string::npos) continue;
-    auto pos = line.find("\"lr\":");
-    if (pos != std::string::npos) out.push_back(std::stod(line.substr(pos + 5)));
-  }
-  return out;
-}
-
 TEST(train_e2e, plateau_schedule_watches_the_metric_schedule_monitor_names) {
   TempDir t;
   // A threshold no evaluation can meet: after the first evaluation (step 4) sets the best, every
@@ -217,7 +209,7 @@ TEST(train_e2e, plateau_schedule_watches_the_metric_schedule_monitor_names) {
                            "schedule.threshold=1e9 ";
   Result ok = run(base + "schedule.monitor=loss --run-dir " + t.path() + "/a");
   ASSERT_EQ(ok.status, 0) << ok.output;
-  const std::vector<double> lr = train_lrs(t.path() + "/a");
+  const std::vector<double> lr = train_values(t.path() + "/a", "lr");
   ASSERT_EQ(lr.size(), 12u);
   EXPECT_DOUBLE_EQ(lr[7], lr[0]);        // update 8, before its evaluation
   EXPECT_DOUBLE_EQ(lr[8], lr[0] * 0.5);  // after the plateau at step 8
