@@ -271,7 +271,7 @@ int run_train(const TrainCommand& cmd) {
       LINTRA_CHECK(sched.name() != "plateau" || m.count(monitored),
                    "schedule.monitor: the evaluation gives no metric '{}' (it gives: {})", monitored,
                    fmt::join(std::views::keys(m), ", "));
-      sched.observe(m[monitored]);
+      if (auto it = m.find(monitored); it != m.end()) sched.observe(it->second);
       if (m.count(best_metric) && m[best_metric] < st.best) {
         st.best = m[best_metric];
         is_best = true;

@@ -70,26 +70,26 @@ Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generato
                                                                     : ImageRecurrentEngine::unsupported_reason(model);
   LINTRA_CHECK(backend != RecurrentBackend::engine || why_not.empty(), "{}: the engine cannot run this model: {}", what,
                why_not);
+  // Feeding pixel t gives the distribution of pixel t + 1; the last pixel is never fed.
+  auto run = [&](auto&& params_after) {  // params_after(t): (n, 3K) after feeding column t
+    for (int64_t t = 0; t + 1 < length; ++t) {
+      Tensor params = params_after(t);
+      if (t + 1 >= fixed) write_column(buf, n, length, t + 1, sample_mol(params, gen, ImageModel::kLevels));
+    }
+    return Tensor::from_vector(buf, {n, length});
+  };
   if (why_not.empty()) {
     ImageRecurrentEngine engine(model, n, length);
     std::vector<float> params(size_t(n * engine.param_dim()));
     std::vector<int64_t> pixels(static_cast<size_t>(n));
-    for (int64_t t = 0; t + 1 < length; ++t) {
+    return run([&](int64_t t) {
       for (int64_t i = 0; i < n; ++i) pixels[size_t(i)] = buf[size_t(i * length + t)];
       engine.step(pixels.data(), t, params.data());
-      if (t + 1 >= fixed)
-        write_column(buf, n, length, t + 1,
-                     sample_mol(Tensor::from_vector(params, {n, engine.param_dim()}), gen, ImageModel::kLevels));
-    }
-    return Tensor::from_vector(buf, {n, length});
+      return Tensor::from_vector(params, {n, engine.param_dim()});
+    });
   }
   std::vector<RecurrentState> states = model.initial_state();
-  // Feeding pixel t gives the distribution of pixel t + 1; the last pixel is never fed.
-  for (int64_t t = 0; t + 1 < length; ++t) {
-    Var out = model.step(column(buf, n, length, t), t, states);  // (n, 3K)
-    if (t + 1 >= fixed) write_column(buf, n, length, t + 1, sample_mol(out.data(), gen, ImageModel::kLevels));
-  }
-  return Tensor::from_vector(buf, {n, length});
+  return run([&](int64_t t) { return model.step(column(buf, n, length, t), t, states).data(); });
 }
 
 Tensor generate_recompute(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix) {
