@@ -7,7 +7,7 @@
 #include <exception>
 
 #include "core/error.h"
-#include "train/cli.h"
+#include "app/cli.h"
 
 namespace {
 
@@ -46,7 +46,7 @@ void configure_runtime_and_reexec(char** argv) {
 int main(int argc, char** argv) {
   configure_runtime_and_reexec(argv);
   try {
-    return lintra::run_cli(argc, argv);
+    return lintra::app::run_cli(argc, argv);
   } catch (const lintra::Error& e) {
     std::fprintf(stderr, "lintra: error: %s\n", e.what());
     return 2;

@@ -2,7 +2,7 @@
 #include "data/dataset.h"
 
 #include "core/error.h"
-#include "data/digest.h"
+#include "data/files/digest.h"
 
 namespace lintra::data {
 

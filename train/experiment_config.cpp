@@ -185,6 +185,11 @@ TrainOptions train_options(const Config& cfg) {
   return r;
 }
 
+int64_t eval_batch_size(const Config& cfg) {
+  const int64_t n = cfg.get_int("data.eval_batch_size");
+  return n > 0 ? n : cfg.get_int("data.batch_size");
+}
+
 std::pair<std::string, nn::ParamMap> attention_options(const Config& cfg) {
   Config a = cfg.section("model.attention");
   std::string type = a.has("type") ? a.get_string("type") : "softmax";

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "nn/attention/registry.h"
-#include "train/config.h"
+#include "train/config/config.h"
 #include "train/optim/optimizer.h"
-#include "train/schedule.h"
+#include "train/optim/schedule.h"
 
 namespace lintra::train {
 
@@ -21,7 +21,7 @@ Schema experiment_schema();
 // configs/base.yaml: every key with its default and its one-line doc (a test keeps the file in sync).
 std::string documented_base_config();
 
-// Loads files left to right, applies overrides, validates (train/config.h semantics).
+// Loads files left to right, applies overrides, validates (train/config/config.h semantics).
 Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides);
 
 struct TrainOptions {
@@ -42,6 +42,8 @@ struct TrainOptions {
 OptimizerOptions optimizer_options(const Config& cfg);
 ScheduleOptions schedule_options(const Config& cfg);
 TrainOptions train_options(const Config& cfg);
+// data.eval_batch_size, or data.batch_size when it is 0.
+int64_t eval_batch_size(const Config& cfg);
 // model.attention → (type, parameters) for the registry.
 std::pair<std::string, nn::ParamMap> attention_options(const Config& cfg);
 

@@ -9,7 +9,7 @@
 #include "data/dataset.h"
 #include "data/loader.h"
 #include "nn/models/model.h"
-#include "train/config.h"
+#include "train/config/config.h"
 
 namespace lintra::train {
 

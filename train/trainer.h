@@ -1,17 +1,41 @@
 // trainer.h — `lintra train`: the one training loop for every experiment.
 //
-// Resolves the config (files merged left to right, then key=value overrides), opens the run
-// directory (resuming from its newest complete checkpoint when it already holds this config),
-// builds data, model, optimizer and schedule from the config, and trains: gradient accumulation,
-// NaN policy, logging to metrics.jsonl, evaluation, checkpoints with retention and best.h5.
+// A Trainer is built from a TrainCommand (set-up: resolves the config — files merged left to right,
+// then key=value overrides —, opens the run directory, builds data, model, optimizer and schedule
+// from it, and resumes from the newest complete checkpoint when the run directory already holds this
+// config), then run() repeats one update until train.steps, evaluating, logging to metrics.jsonl
+// and checkpointing (retention, best.h5) as the config says.
+//
+// Its parts, one member function each: set-up (the constructor), update(), evaluate(), save() and
+// restore() (train/train_state.h), and the stop check (train/stop_signal.h). Two seams for what
+// one process on one CPU does not need:
+//   - the device the model lives on (device_; the model is built there and to_device() moves each
+//     batch to it), for the CUDA backend;
+//   - averaging gradients across processes (GradientAverager, called between backward and the
+//     optimizer step), for data-parallel training.
 //
 // Exit status (returned, main exits with it): 0 finished; 130 stopped by SIGINT or SIGTERM after
 // finishing the current update and writing a checkpoint (a second SIGINT aborts at once, without
 // one). Errors are thrown as lintra::Error.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "core/device.h"
+#include "data/loader.h"
+#include "nn/models/model.h"
+#include "train/checkpoint/checkpoint.h"
+#include "train/config/config.h"
+#include "train/evaluate.h"
+#include "train/experiment_config.h"
+#include "train/factories.h"
+#include "train/optim/optimizer.h"
+#include "train/optim/schedule.h"
+#include "train/run_dir.h"
+#include "train/train_state.h"
 
 namespace lintra::train {
 
@@ -22,6 +46,67 @@ struct TrainCommand {
   bool print_config = false;           // print the resolved config and return
 };
 
+// Averages the gradients of the parameters over the processes that train together, in a fixed
+// order. The trainer calls it after every backward, before the optimizer step.
+class GradientAverager {
+ public:
+  virtual ~GradientAverager() = default;
+  virtual void average(const std::vector<NamedParam>& params) = 0;
+};
+// One process: its gradients are already the average.
+class SingleProcess final : public GradientAverager {
+ public:
+  void average(const std::vector<NamedParam>&) override {}
+};
+
+class Trainer {
+ public:
+  Trainer(Config cfg, const TrainCommand& cmd);
+  // Trains until train.steps or a stop signal; returns the exit status (0 or 130).
+  int run();
+
+ private:
+  struct Update {
+    double loss = 0;       // the mean over the accumulated batches
+    double grad_norm = 0;  // global norm before clipping
+    bool skipped = false;  // non-finite loss or gradient under nan_policy: skip
+  };
+  void resume();
+  Update update();
+  bool skip_nonfinite(double loss);
+  nn::ModelBatch to_device(const data::Batch& batch) const;
+  void log_window(const Update& u);
+  bool evaluate();  // true when the evaluation set a new best
+  std::string save(bool best);
+  double wall_time() const;
+
+  // set-up, in order
+  Config cfg_;
+  std::string yaml_;
+  TrainOptions options_;
+  int threads_;
+  RunDir run_dir_;
+  CheckpointManager checkpoints_;
+  Schedule schedule_;
+  Device device_ = Device::cpu;
+  DataSplits data_;
+  std::shared_ptr<nn::Model> model_;
+  std::vector<NamedParam> params_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<data::DataLoader> loader_;
+  std::unique_ptr<GradientAverager> averager_ = std::make_unique<SingleProcess>();
+  std::string best_metric_, monitored_metric_;
+
+  // the loop
+  TrainState state_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double wall_before_ = 0;  // seconds of training in earlier processes of this run
+  std::chrono::steady_clock::time_point window_start_ = start_;
+  int64_t window_items_ = 0;
+  nn::MetricSums window_sums_;
+};
+
+// `lintra train`: resolves the config, then prints it (print_config) or trains.
 int run_train(const TrainCommand& command);
 
 }  // namespace lintra::train

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tests/test_util.h"
 #include "core/ops.h"
 
 #include "autograd/functional.h"
@@ -78,15 +79,5 @@ inline ::testing::AssertionResult close(const Tensor& a, const Tensor& b, Tol t)
   return ::testing::AssertionFailure() << "max abs diff " << ops::max_abs_diff(a, b);
 }
 
-// The message of the lintra::Error that `f` throws ("" and a test failure if it throws none).
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return "";
-}
 
 }  // namespace lintra::testing

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -125,16 +127,6 @@ inline ::testing::AssertionResult equal_to(const Tensor& actual, const Tensor& e
   return close_to(actual, expected, {0, 0});
 }
 
-// Runs f and returns the message of the lintra::Error it throws; records a failure if none is thrown.
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const lintra::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return "";
-}
 
 inline std::string describe_case(const Shape& s, DType dt, Layout l) {
   return fmt::format("shape {} {} {}", shape_str(s), dt, layout_name(l));

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "data/cache.h"
-#include "data/shell.h"
+#include "data/files/shell.h"
 
 namespace lintra::data {
 namespace {

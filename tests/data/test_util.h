@@ -1,4 +1,4 @@
-// test_util.h — helpers shared by the data tests: catch a lintra::Error's message, write bytes.
+// test_util.h — helpers shared by the data tests (error_of from tests/test_util.h).
 #pragma once
 
 #include <gmock/gmock.h>
@@ -7,18 +7,10 @@
 #include <string>
 
 #include "core/error.h"
+#include "tests/test_util.h"
 
 namespace lintra::data::testing {
 
-// Runs f and returns the message of the lintra::Error it throws; records a failure if none is thrown.
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const lintra::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return "";
-}
+using lintra::testing::error_of;
 
 }  // namespace lintra::data::testing

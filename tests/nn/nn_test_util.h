@@ -13,6 +13,7 @@
 #include "autograd/gradcheck.h"
 #include "core/error.h"
 #include "core/ops.h"
+#include "tests/test_util.h"
 
 namespace lintra::testing {
 
@@ -22,19 +23,6 @@ inline Var random_var(const Shape& shape, Generator& gen, DType dtype = DType::f
   return Var(Tensor::uniform(shape, gen, lo, hi, dtype), requires_grad);
 }
 
-// The message of the lintra::Error that `f` throws ("" and a test failure if it throws none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a lintra::Error";
-  return {};
-}
-
-#define EXPECT_HAS(haystack, needle) EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 // Central-difference check of d f() / d leaves, like lintra::gradcheck but for leaves that f reads
 // from elsewhere (module parameters): f is re-evaluated after perturbing each leaf's float64 data in

@@ -7,7 +7,7 @@
 #include "nn/embedding.h"
 #include "nn/init.h"
 #include "nn/linear.h"
-#include "nn_test_util.h"
+#include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
 namespace {

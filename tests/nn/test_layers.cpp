@@ -12,7 +12,7 @@
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
 #include "nn/positional_encoding.h"
-#include "nn_test_util.h"
+#include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
 namespace {

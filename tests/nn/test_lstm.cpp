@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "nn/lstm.h"
-#include "nn_test_util.h"
+#include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
 namespace {

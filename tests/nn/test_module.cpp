@@ -5,7 +5,7 @@
 #include "nn/dropout.h"
 #include "nn/linear.h"
 #include "nn/module.h"
-#include "nn_test_util.h"
+#include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "nn/transformer.h"
-#include "nn_test_util.h"
+#include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
 namespace {

@@ -1,0 +1,215 @@
+#include "bench/attention.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "autograd/var.h"
+#include "core/allocator.h"
+#include "core/threading.h"
+#include "nn/attention/registry.h"
+#include "bench/timer.h"
+
+namespace lintra::bench {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// "reformer:rounds=1:chunk_size=32" → ("reformer", {rounds: 1, chunk_size: 32}). Values that read
+// as integers become int64, then reals, then true/false, else strings; the registry checks them.
+std::pair<std::string, nn::ParamMap> parse_variant(const std::string& spec) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t pos; (pos = spec.find(':', start)) != std::string::npos; start = pos + 1)
+    parts.push_back(spec.substr(start, pos - start));
+  parts.push_back(spec.substr(start));
+  nn::ParamMap params;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    LINTRA_CHECK(eq != std::string::npos && eq > 0,
+                 "bench attention: variant '{}': expected name:key=value[:key=value…], got '{}'", spec, parts[i]);
+    const std::string key = parts[i].substr(0, eq), text = parts[i].substr(eq + 1);
+    char* end = nullptr;
+    const long long as_int = std::strtoll(text.c_str(), &end, 10);
+    if (!text.empty() && *end == '\0') {
+      params[key] = int64_t(as_int);
+      continue;
+    }
+    const double as_real = std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == '\0') params[key] = as_real;
+    else if (text == "true" || text == "false") params[key] = text == "true";
+    else params[key] = text;
+  }
+  return {parts[0], params};
+}
+
+struct Measurement {
+  double seconds = 0;  // best call
+  double peak_bytes = 0;  // above what was live before the call
+};
+
+// One forward + backward of `attn` on fresh leaves over q, k, v; grads die with the leaves.
+Measurement measure(nn::InnerAttention& attn, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g,
+                    const nn::AttentionMasks& masks, double min_seconds) {
+  auto call = [&] {
+    Var qv(q, true), kv(k, true), vv(v, true);
+    Var out = attn.forward(qv, kv, vv, masks);
+    out.backward(g);
+  };
+  CpuAllocator& alloc = CpuAllocator::instance();
+  const int64_t before = alloc.stats().in_use_bytes;
+  alloc.reset_peak();
+  call();  // also the warm-up: fills the allocator's cache, pages memory in
+  Measurement m;
+  m.peak_bytes = double(alloc.stats().peak_bytes - before);
+  m.seconds = std::numeric_limits<double>::infinity();
+  double total = 0;
+  for (int r = 0; r < 1000 && (r < 3 || total < min_seconds); ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.seconds = std::min(m.seconds, t);
+    total += t;
+  }
+  return m;
+}
+
+nlohmann::ordered_json row_json(const AttentionBenchRow& r) {
+  nlohmann::ordered_json j;
+  j["variant"] = r.variant;
+  j["n"] = r.n;
+  j["batch"] = r.batch;
+  j["heads"] = r.heads;
+  j["dim"] = r.dim;
+  j["causal"] = r.causal;
+  j["ms_per_sample"] = r.skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.ms_per_sample);
+  j["mb_per_sample"] = r.skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.mb_per_sample);
+  j["skipped"] = r.skipped;
+  return j;
+}
+
+void print_row(const AttentionBenchRow& r, const AttentionBenchRow* prev) {
+  if (r.skipped) {
+    fmt::print("{:<24} {:>6} {:>4} {:>7} {:>12} {:>12} {:>7} {:>7}  skipped: {}\n", r.variant, r.n, r.batch,
+               r.causal ? "causal" : "full", "-", "-", "", "", r.note);
+  } else {
+    const bool g = prev && !prev->skipped;
+    fmt::print("{:<24} {:>6} {:>4} {:>7} {:>12.3f} {:>12.2f} {:>7} {:>7}\n", r.variant, r.n, r.batch,
+               r.causal ? "causal" : "full", r.ms_per_sample, r.mb_per_sample,
+               g ? fmt::format("{:.2f}", r.ms_per_sample / prev->ms_per_sample) : "",
+               g ? fmt::format("{:.2f}", r.mb_per_sample / prev->mb_per_sample) : "");
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+std::string machine_line() {
+  std::ifstream in("/proc/loadavg");
+  double l1 = 0, l5 = 0, l15 = 0;
+  in >> l1 >> l5 >> l15;
+  return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}", num_threads(), l1, l5, l15, cpu_model());
+}
+
+std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptions& opt) {
+  LINTRA_CHECK(opt.min_n >= 1 && opt.max_n >= opt.min_n && opt.heads >= 1 && opt.dim >= 1 && opt.tokens >= 1,
+               "bench attention: need 1 <= min_n <= max_n, heads, dim, tokens >= 1; got min_n={} max_n={} heads={} "
+               "dim={} tokens={}",
+               opt.min_n, opt.max_n, opt.heads, opt.dim, opt.tokens);
+  const nn::AttentionRegistry& registry = nn::builtin_attention_registry();
+  const std::vector<std::string> variants = opt.variants.empty() ? registry.names() : opt.variants;
+  const int64_t H = opt.heads, E = opt.dim;
+  const double cap_bytes = opt.memory_cap_mb * kMiB;
+
+  fmt::print("lintra bench attention — {}\n", machine_line());
+  fmt::print("inner attention forward + backward (grads of q, k, v) on synthetic N(0,1) inputs; H={}, E=M={}, "
+             "attention dropout 0, {} mask where accepted\n",
+             H, E, opt.causal ? "causal" : "full");
+  fmt::print("B = max(1, {} / N); ms and MB per sample = best call / B and (peak live bytes − inputs) / B; "
+             "memory cap {:g} MB (predicted sizes above it are skipped)\n",
+             opt.tokens, opt.memory_cap_mb);
+  fmt::print("t× and m× = growth of time and memory per sample against the previous N\n\n");
+  fmt::print("{:<24} {:>6} {:>4} {:>7} {:>12} {:>12} {:>7} {:>7}\n", "variant", "N", "B", "mask", "ms/sample",
+             "MB/sample", "t×", "m×");
+
+  std::vector<AttentionBenchRow> rows;
+  for (const std::string& spec : variants) {
+    std::shared_ptr<nn::InnerAttention> attn;
+    std::string error;
+    try {
+      auto [name, params] = parse_variant(spec);
+      const auto& entry = registry.entry(name);
+      for (const auto& [pname, pspec] : entry.params)
+        if (pname == "attention_dropout" && !params.count(pname)) params[pname] = 0.0;
+      attn = registry.create(name, params,
+                             nn::AttentionContext{.query_dim = E, .value_dim = E, .n_heads = H,
+                                                  .generator = Generator(7, 1)});
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    nn::MaskSupport support = attn ? attn->mask_support() : nn::MaskSupport{};
+    const bool causal = attn && ((opt.causal && support.causal) || !support.full);
+    const nn::AttentionMasks masks = causal ? nn::AttentionMasks::causal() : nn::AttentionMasks::full();
+    std::vector<AttentionBenchRow> mine;  // this variant's rows, in N order
+    for (int64_t N = opt.min_n; N <= opt.max_n; N *= 2) {
+      AttentionBenchRow r{spec, N, std::max<int64_t>(1, opt.tokens / N), H, E, causal};
+      const int64_t B = r.batch;
+      const AttentionBenchRow* prev = mine.empty() ? nullptr : &mine.back();
+      if (!error.empty()) {
+        r.skipped = true;
+        r.note = mine.empty() ? fmt::format("failed: {}", error) : "after the failure above";
+      } else {
+        // Predicted bytes per sample: last measurement × observed growth (≥ 2×); softmax: ≥ 3·H·N²·4.
+        double predicted = 0;
+        std::vector<const AttentionBenchRow*> measured;
+        for (const auto& m : mine)
+          if (!m.skipped) measured.push_back(&m);
+        if (!measured.empty()) {
+          const AttentionBenchRow& last = *measured.back();
+          double growth = 2.0;
+          if (measured.size() >= 2) growth = std::max(2.0, last.mb_per_sample / measured[measured.size() - 2]->mb_per_sample);
+          predicted = last.mb_per_sample * kMiB * std::pow(growth, std::log2(double(N) / double(last.n)));
+        }
+        if (attn->variant() == "softmax") predicted = std::max(predicted, 3.0 * double(H) * double(N) * double(N) * 4);
+        const double inputs = 4.0 * double(B * H * N * E) * 4;
+        if (predicted * double(B) + inputs > cap_bytes) {
+          r.skipped = true;
+          r.note = fmt::format("predicted {:.0f} MB > cap {:g} MB", (predicted * double(B) + inputs) / kMiB,
+                               opt.memory_cap_mb);
+        } else {
+          try {
+            Generator gen(11, uint64_t(N));
+            const Tensor q = Tensor::normal({B, H, N, E}, gen), k = Tensor::normal({B, H, N, E}, gen),
+                         v = Tensor::normal({B, H, N, E}, gen), g = Tensor::normal({B, H, N, E}, gen);
+            const Measurement m = measure(*attn, q, k, v, g, masks, opt.min_seconds);
+            r.ms_per_sample = m.seconds * 1e3 / double(B);
+            r.mb_per_sample = m.peak_bytes / kMiB / double(B);
+          } catch (const Error& e) {
+            error = e.what();
+            r.skipped = true;
+            r.note = fmt::format("failed: {}", error);
+          }
+        }
+      }
+      print_row(r, prev);
+      mine.push_back(r);
+    }
+    rows.insert(rows.end(), mine.begin(), mine.end());
+  }
+
+  if (!opt.json_path.empty()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : rows) out.push_back(row_json(r));
+    write_bench_json(opt.json_path, out, "attention");
+  }
+  return rows;
+}
+
+
+}  // namespace lintra::bench

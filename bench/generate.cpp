@@ -1,0 +1,259 @@
+#include "bench/generate.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "autograd/node.h"
+#include "nn/models/image_generation.h"
+#include "nn/models/image_recurrent_engine.h"
+#include "bench/attention.h"
+#include "bench/timer.h"
+
+namespace lintra::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The attention and the protocol of each of the paper's generation rows.
+struct Protocol {
+  std::string attention;
+  nn::ParamMap params;
+  bool recurrent;
+  nn::RecurrentBackend backend = nn::RecurrentBackend::engine;
+};
+
+nn::ParamMap lsh(int64_t rounds) {
+  return {{"rounds", rounds}, {"chunk_size", int64_t(29)}, {"bits", int64_t(32)}, {"attention_dropout", 0.0}};
+}
+
+Protocol protocol_of(const std::string& variant) {
+  if (variant == "causal-linear") return {"causal-linear", {}, true};
+  if (variant == "causal-linear-modules") return {"causal-linear", {}, true, nn::RecurrentBackend::modules};
+  if (variant == "stateful-softmax") return {"softmax", {{"attention_dropout", 0.0}}, true};
+  if (variant == "stateful-softmax-modules")
+    return {"softmax", {{"attention_dropout", 0.0}}, true, nn::RecurrentBackend::modules};
+  if (variant == "softmax") return {"softmax", {{"attention_dropout", 0.0}}, false};
+  if (variant == "reformer") return {"reformer", lsh(1), false};
+  if (variant == "lsh-4") return {"reformer", lsh(4), false};
+  LINTRA_FAIL("bench generate: unknown variant '{}' (valid: {})", variant, fmt::join(kGenerateVariants, ", "));
+}
+
+std::shared_ptr<nn::ImageModel> build_model(const Protocol& p, const GenerateBenchOptions& o) {
+  nn::TokenTransformerOptions t;
+  t.vocab = nn::ImageModel::kLevels;
+  t.positional = nn::PositionalMode::concat;
+  t.encoder.n_layers = o.layers;
+  t.encoder.n_heads = o.heads;
+  t.encoder.d_model = o.heads * o.d_query;
+  t.encoder.dropout = 0;
+  t.encoder.attention = p.attention;
+  t.encoder.attention_params = p.params;
+  return std::make_shared<nn::ImageModel>(t, o.seed, 10);
+}
+
+// Eval mode, no autograd, for the bench's own loops (generate_* set this up themselves).
+struct EvalScope {
+  explicit EvalScope(nn::ImageModel& m) : model(m), was_training(m.is_training()) { model.eval(); }
+  ~EvalScope() { model.train(was_training); }
+  nn::ImageModel& model;
+  bool was_training;
+  NoGradGuard no_grad;
+};
+
+// Best of 3 of the cost of pixel t under recomputation: the batch forward of an (n, t) prefix and
+// sampling from its last row.
+double recompute_pixel_seconds(nn::ImageModel& model, int64_t n, int64_t t, Generator& gen) {
+  std::vector<int64_t> px(size_t(n * t));
+  for (auto& p : px) p = gen.randint(0, nn::ImageModel::kLevels);
+  const Tensor prefix = Tensor::from_vector(px, {n, t});
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < 3; ++r) {
+    const auto t0 = Clock::now();
+    Var params = model.mixture_params(prefix);
+    (void)nn::sample_mol(params.data().select(1, t - 1), gen, nn::ImageModel::kLevels);
+    best = std::min(best, since(t0));
+  }
+  return best;
+}
+
+// Seconds to generate n images of L pixels by recomputation, integrated from P timed positions.
+double integrated_recompute_seconds(nn::ImageModel& model, int64_t n, int64_t L, int64_t P, Generator& gen) {
+  EvalScope scope(model);
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i < P; ++i) at.push_back(1 + int64_t(std::llround(double(i) * double(L - 2) / double(P - 1))));
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  (void)recompute_pixel_seconds(model, n, at[at.size() / 2], gen);  // warm-up
+  std::vector<double> cost;
+  for (int64_t t : at) cost.push_back(recompute_pixel_seconds(model, n, t, gen));
+  double total = 0;
+  size_t j = 0;
+  for (int64_t t = 1; t <= L - 1; ++t) {
+    while (j + 2 < at.size() && at[j + 1] < t) ++j;
+    const double w = at.size() == 1 ? 0.0 : double(t - at[j]) / double(at[j + 1] - at[j]);
+    total += at.size() == 1 ? cost[0] : cost[j] + w * (cost[j + 1] - cost[j]);
+  }
+  return total;
+}
+
+// Per-token cost of the recurrent form at batch 1 (step + sampling, on the engine or the modules as
+// the row generates), best of 3 per position; returns the means over the first and the last 10% of
+// positions, in ms.
+std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, nn::RecurrentBackend backend,
+                                        Generator& gen) {
+  EvalScope scope(model);
+  std::vector<double> best(size_t(L - 1), std::numeric_limits<double>::infinity());
+  std::unique_ptr<nn::ImageRecurrentEngine> engine;
+  if (backend == nn::RecurrentBackend::engine) engine = std::make_unique<nn::ImageRecurrentEngine>(model, 1, L);
+  std::vector<float> params(engine ? size_t(engine->param_dim()) : 0);
+  for (int r = 0; r < 3; ++r) {
+    std::vector<nn::RecurrentState> states = model.initial_state();
+    Tensor pixel = Tensor::zeros({1}, DType::i64);
+    for (int64_t t = 0; t + 1 < L; ++t) {
+      const auto t0 = Clock::now();
+      if (engine) {
+        engine->step(pixel.data<int64_t>(), t, params.data());
+        pixel = nn::sample_mol(Tensor::from_vector(params, {1, engine->param_dim()}), gen, nn::ImageModel::kLevels);
+      } else {
+        Var out = model.step(pixel, t, states);
+        pixel = nn::sample_mol(out.data(), gen, nn::ImageModel::kLevels);
+      }
+      best[size_t(t)] = std::min(best[size_t(t)], since(t0));
+    }
+  }
+  const size_t w = std::max<size_t>(1, best.size() / 10);
+  double first = 0, last = 0;
+  for (size_t i = 0; i < w; ++i) {
+    first += best[i];
+    last += best[best.size() - w + i];
+  }
+  return {first / double(w) * 1e3, last / double(w) * 1e3};
+}
+
+nlohmann::ordered_json row_json(const GenerateBenchRow& r) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["variant"] = r.variant;
+  j["batch"] = r.batch;
+  j["images_per_s"] = r.available ? J(r.images_per_s) : J(nullptr);
+  j["seconds_per_image"] = r.available ? J(r.seconds_per_image) : J(nullptr);
+  j["available"] = r.available;
+  j["mode"] = r.mode;
+  if (!r.backend.empty()) j["backend"] = r.backend;
+  j["pixels_per_image"] = r.pixels_per_image;
+  j["pixels_timed"] = r.pixels_timed;
+  j["extrapolated"] = r.extrapolated;
+  if (r.ms_per_token_first >= 0) {
+    j["ms_per_token_first_10pct"] = r.ms_per_token_first;
+    j["ms_per_token_last_10pct"] = r.ms_per_token_last;
+  }
+  if (!r.note.empty()) j["note"] = r.note;
+  return j;
+}
+
+}  // namespace
+
+std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions& o) {
+  const int64_t L = o.length > 0 ? o.length : (o.image == "cifar" ? 3072 : 784);
+  LINTRA_CHECK(L >= 2, "bench generate: images need at least 2 pixels, got {}", L);
+  LINTRA_CHECK(!o.batch_sizes.empty(), "bench generate: no batch sizes");
+  const bool sampled = o.pixels > 0 && o.pixels < L - 1;
+  const int64_t P = sampled ? std::max<int64_t>(2, o.pixels) : 0;
+  fmt::print("lintra bench generate — {}\n", machine_line());
+  fmt::print("untrained ImageModel: {} layers, {} heads, d_query {} (d_model {}), {} pixels per image ({}), "
+             "10 logistics\n",
+             o.layers, o.heads, o.d_query, o.heads * o.d_query, L, o.image);
+  fmt::print("recurrent rows: best of >= 3 whole generations. recompute rows: {}\n\n",
+             sampled ? fmt::format("the cost of pixel t (a forward of the t-pixel prefix + sampling, best of 3) "
+                                   "timed at {} positions over t = 1 … {} and integrated over every t "
+                                   "(extrapolated)",
+                                   P, L - 1)
+                     : std::string("one real generation over every pixel"));
+  fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", "variant", "mode", "batch", "images/s", "s/image",
+             "timed", "note");
+
+  std::vector<GenerateBenchRow> rows;
+  std::vector<std::string> profile_lines;
+  for (const std::string& variant : o.variants) {
+    const Protocol p = protocol_of(variant);
+    const bool available = nn::builtin_attention_registry().contains(p.attention);
+    std::shared_ptr<nn::ImageModel> model = available ? build_model(p, o) : nullptr;
+    for (int64_t n : o.batch_sizes) {
+      GenerateBenchRow r;
+      r.variant = variant;
+      r.batch = n;
+      r.available = available;
+      r.mode = p.recurrent ? "recurrent" : "recompute";
+      if (p.recurrent) r.backend = p.backend == nn::RecurrentBackend::engine ? "engine" : "modules";
+      r.pixels_per_image = L;
+      Generator gen(o.seed, 100 + uint64_t(n));
+      double seconds = 0;  // for the whole batch
+      try {
+        if (!available) {
+          r.note = fmt::format("attention '{}' is not registered", p.attention);
+        } else if (p.recurrent) {
+          seconds = time_best([&] { (void)nn::generate_recurrent(*model, n, L, gen, {}, p.backend); }, o.min_seconds);
+          r.pixels_timed = L - 1;
+        } else if (sampled) {
+          seconds = integrated_recompute_seconds(*model, n, L, P, gen);
+          r.pixels_timed = P;
+          r.extrapolated = true;
+          r.note = fmt::format("extrapolated from {} timed positions", P);
+        } else {
+          const auto t0 = Clock::now();
+          (void)nn::generate_recompute(*model, n, L, gen);
+          seconds = since(t0);
+          r.pixels_timed = L - 1;
+          r.note = "one run";
+        }
+      } catch (const Error& e) {  // reported, and the sweep goes on
+        r.available = false;
+        r.note = fmt::format("failed: {}", e.what());
+      }
+      if (r.available) {
+        r.images_per_s = double(n) / seconds;
+        r.seconds_per_image = seconds / double(n);
+      }
+      fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", r.variant, r.mode, r.batch,
+                 r.available ? fmt::format("{:.4g}", r.images_per_s) : "-",
+                 r.available ? fmt::format("{:.4g}", r.seconds_per_image) : "-", r.pixels_timed, r.note);
+      std::fflush(stdout);
+      rows.push_back(r);
+    }
+    if (available && p.recurrent && o.profile) {
+      Generator gen(o.seed, 99);
+      auto [first, last] = token_profile(*model, L, p.backend, gen);
+      profile_lines.push_back(fmt::format("{:<18} first 10%: {:.3f} ms/token   last 10%: {:.3f} ms/token   "
+                                          "(last / first = {:.2f})",
+                                          variant, first, last, last / first));
+      for (auto& r : rows)
+        if (r.variant == variant && r.batch == 1) {
+          r.ms_per_token_first = first;
+          r.ms_per_token_last = last;
+        }
+    }
+  }
+  if (!profile_lines.empty()) {
+    fmt::print("\nper-token cost of the recurrent form at batch 1 (step + sampling, best of 3 per position):\n");
+    for (const auto& line : profile_lines) fmt::print("{}\n", line);
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : rows) out.push_back(row_json(r));
+    write_bench_json(o.json_path, out, "generate");
+  }
+  return rows;
+}
+
+
+}  // namespace lintra::bench

@@ -1,0 +1,94 @@
+#include "bench/timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "core/error.h"
+#include <limits>
+
+namespace lintra::bench {
+
+namespace {
+double seconds_of(const std::function<void()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+PairTiming time_pair(const std::function<void()>& a, const std::function<void()>& b, double min_seconds) {
+  a();  // warm-up: page in buffers, fill the allocator cache, spin up threads
+  b();
+  PairTiming t;
+  t.a_seconds = t.b_seconds = std::numeric_limits<double>::infinity();
+  double total = 0;
+  while (t.repeats < 3 || total < min_seconds) {
+    double ta = seconds_of(a), tb = seconds_of(b);
+    t.a_seconds = std::min(t.a_seconds, ta);
+    t.b_seconds = std::min(t.b_seconds, tb);
+    total += ta + tb;
+    ++t.repeats;
+    if (t.repeats >= 1000) break;
+  }
+  return t;
+}
+
+double time_best(const std::function<void()>& f, double min_seconds) {
+  f();
+  double best = std::numeric_limits<double>::infinity(), total = 0;
+  for (int r = 0; r < 1000 && (r < 3 || total < min_seconds); ++r) {
+    double t = seconds_of(f);
+    best = std::min(best, t);
+    total += t;
+  }
+  return best;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto pos = line.find(':');
+      if (pos != std::string::npos) return line.substr(pos + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench) {
+  std::ofstream f(path);
+  LINTRA_CHECK(f.good(), "bench {}: cannot write {}", bench, path);
+  f << rows.dump(2) << "\n";
+  LINTRA_CHECK(f.good(), "bench {}: writing {} failed", bench, path);
+  fmt::print("\nwrote {}\n", path);
+}
+
+namespace {
+
+// The first line of a shell command's standard output (empty when it fails).
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string git_revision() {
+  const std::string rev = shell_output("git rev-parse --short HEAD 2>/dev/null");
+  if (rev.empty()) return "unknown";
+  // Results files being rewritten (by this very command, or one before it) are not code changes.
+  const std::string dirty =
+      shell_output("git status --porcelain --untracked-files=no -- . ':(exclude)experiments/results' 2>/dev/null");
+  return dirty.empty() ? rev : rev + " (with uncommitted changes)";
+}
+
+}  // namespace lintra::bench

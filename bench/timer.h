@@ -1,0 +1,33 @@
+// timer.h — side-by-side timing for `lintra bench`: runs two candidates alternately
+// (A B A B …, so machine noise hits both alike) after a warm-up, and keeps each one's best time.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lintra::bench {
+
+struct PairTiming {
+  double a_seconds = 0;  // best time of one call of a
+  double b_seconds = 0;
+  int repeats = 0;
+};
+
+// Times a and b alternately for at least min_seconds in total (and at least 3 repeats each).
+PairTiming time_pair(const std::function<void()>& a, const std::function<void()>& b, double min_seconds = 1.0);
+
+// Best time of f over repeats for at least min_seconds (at least 3 repeats).
+double time_best(const std::function<void()>& f, double min_seconds = 1.0);
+
+std::string cpu_model();  // from /proc/cpuinfo
+
+// The working tree's git revision for results files: "488b7b5", "488b7b5 (with uncommitted changes)",
+// or "unknown" outside a git checkout. Changes under experiments/results/ (results files being
+// rewritten) do not count as uncommitted changes.
+std::string git_revision();
+
+// Writes a benchmark's rows (a JSON array) to path and says so; throws naming the bench and file.
+void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench);
+
+}  // namespace lintra::bench

@@ -1,0 +1,135 @@
+// test_image_recurrent_engine.cpp — the compiled recurrent form of ImageModel
+// (nn/models/image_recurrent_engine.h) against its composed form, ImageModel::step().
+// Invariants: for causal-linear and stateful softmax, post-LN and pre-LN, ReLU and GELU, with and
+// without the final norm, concatenated and added positions, at batch 1 and 3 and with 1, 2 and 3 threads (so rows and heads are split
+// unevenly), every step's mixture parameters equal ImageModel::step()'s within float32 rounding;
+// position 0 restarts the sequences; generation on the engine draws the same pixels as on the
+// modules from the same generator; misuse and unsupported models are clear errors.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "autograd/node.h"
+#include "nn/models/image_generation.h"
+#include "nn/models/image_recurrent_engine.h"
+#include "tests/nn/nn_test_util.h"
+
+namespace lintra::nn {
+namespace {
+
+using lintra::testing::error_of;
+
+struct Case {
+  std::string attention;
+  bool pre_norm;
+  Activation activation;
+  bool final_norm;
+  PositionalMode positional = PositionalMode::concat;
+};
+
+TokenTransformerOptions options(const Case& c, int64_t layers = 2) {
+  TokenTransformerOptions o;
+  o.positional = c.positional;
+  o.encoder.n_layers = layers;
+  o.encoder.d_model = 48;
+  o.encoder.n_heads = 3;  // E = M = 16
+  o.encoder.d_ff = 80;
+  o.encoder.dropout = 0.1;  // off in eval mode, which generation uses
+  o.encoder.pre_norm = c.pre_norm;
+  o.encoder.activation = c.activation;
+  o.encoder.final_norm = c.final_norm;
+  o.encoder.attention = c.attention;
+  if (c.attention == "softmax") o.encoder.attention_params = {{"attention_dropout", 0.1}};
+  return o;
+}
+
+// Largest |engine − modules| over T steps of B sequences fed the same pseudo-random pixels.
+double worst_step_difference(ImageModel& m, int64_t B, int64_t T, int threads) {
+  m.eval();
+  NoGradGuard no_grad;
+  ImageRecurrentEngine engine(m, B, T, threads);
+  EXPECT_EQ(engine.threads(), threads);
+  std::vector<RecurrentState> states = m.initial_state();
+  std::vector<float> params(size_t(B * engine.param_dim()));
+  double worst = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    std::vector<int64_t> px(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b) px[size_t(b)] = (37 * t + 101 * b + 11) % 256;
+    Tensor expected = m.step(Tensor::from_vector(px, {B}), t, states).data();
+    engine.step(px.data(), t, params.data());
+    worst = std::max(worst, ops::max_abs_diff(Tensor::from_vector(params, {B, engine.param_dim()}), expected));
+  }
+  return worst;
+}
+
+TEST(NnImageRecurrentEngine, EveryStepEqualsTheModulesStep) {
+  const std::vector<Case> cases = {{"causal-linear", false, Activation::relu, true},
+                                   {"causal-linear", true, Activation::gelu, false},
+                                   {"softmax", false, Activation::gelu, true},
+                                   {"softmax", true, Activation::relu, true},
+                                   {"causal-linear", false, Activation::relu, true, PositionalMode::add}};
+  for (const Case& c : cases)
+    for (int64_t B : {1, 3})
+      for (int threads : {1, 2, 3}) {
+        ImageModel m(options(c), 7);
+        EXPECT_LT(worst_step_difference(m, B, 24, threads), 2e-5)
+            << c.attention << (c.pre_norm ? " pre-LN " : " post-LN ") << activation_name(c.activation)
+            << (c.final_norm ? " final norm" : "") << " PE " << positional_mode_name(c.positional) << " B=" << B << " threads=" << threads;
+      }
+}
+
+TEST(NnImageRecurrentEngine, PositionZeroRestartsTheSequences) {
+  for (const char* attention : {"causal-linear", "softmax"}) {
+    ImageModel m(options({attention, false, Activation::relu, true}), 3);
+    m.eval();
+    ImageRecurrentEngine engine(m, 2, 8, 2);
+    std::vector<float> first(size_t(2 * engine.param_dim())), again(first.size()), other(first.size());
+    const int64_t a[2] = {5, 200}, b[2] = {17, 3};
+    engine.step(a, 0, first.data());
+    engine.step(b, 1, other.data());
+    engine.step(a, 0, again.data());
+    EXPECT_EQ(first, again) << attention;
+    engine.step(b, 1, again.data());
+    EXPECT_EQ(other, again) << attention;
+  }
+}
+
+TEST(NnImageRecurrentEngine, GenerationDrawsTheSamePixelsAsTheModules) {
+  for (const char* attention : {"causal-linear", "softmax"}) {
+    ImageModel m(options({attention, false, Activation::relu, true}), 5);
+    Generator g1(42), g2(42);
+    Tensor fast = generate_recurrent(m, 2, 64, g1, {}, RecurrentBackend::engine);
+    Tensor slow = generate_recurrent(m, 2, 64, g2, {}, RecurrentBackend::modules);
+    EXPECT_EQ(fast.to_vector<int64_t>(), slow.to_vector<int64_t>()) << attention;
+    EXPECT_EQ(g1.state(), g2.state());
+  }
+}
+
+TEST(NnImageRecurrentEngine, MisuseAndUnsupportedModelsAreClearErrors) {
+  ImageModel m(options({"causal-linear", false, Activation::relu, true}), 1);
+  ImageRecurrentEngine engine(m, 1, 4, 1);
+  std::vector<float> out(size_t(engine.param_dim()));
+  const int64_t px = 3, bad = 256;
+  EXPECT_HAS(error_of([&] { engine.step(&px, 2, out.data()); }), "position 2 out of order (expected 0 or 0)");
+  EXPECT_HAS(error_of([&] { engine.step(&bad, 0, out.data()); }), "pixel 256 of sequence 0 is outside [0, 256)");
+  for (int64_t t = 0; t < 4; ++t) engine.step(&px, t, out.data());
+  EXPECT_HAS(error_of([&] { engine.step(&px, 4, out.data()); }), "past the capacity of 4 steps");
+  EXPECT_HAS(error_of([&] { ImageRecurrentEngine(m, 0, 4); }), "batch and max_steps must be positive");
+
+  TokenTransformerOptions lsh = options({"reformer", false, Activation::relu, true}, 1);
+  lsh.encoder.attention_params = {{"chunk_size", int64_t(4)}};
+  ImageModel reformer(lsh, 1);
+  EXPECT_HAS(ImageRecurrentEngine::unsupported_reason(reformer), "attention 'reformer' has no raw recurrent step");
+  EXPECT_HAS(error_of([&] { ImageRecurrentEngine(reformer, 1, 4); }), "cannot run on the engine");
+  Generator g(1);
+  EXPECT_NO_THROW(generate_recurrent(m, 1, 8, g, {}, RecurrentBackend::engine));
+  ImageModel f64(options({"causal-linear", false, Activation::relu, true}), 1);
+  f64.to(DType::f64);
+  EXPECT_HAS(ImageRecurrentEngine::unsupported_reason(f64), "not float32");
+  EXPECT_HAS(error_of([&] { generate_recurrent(f64, 1, 8, g, {}, RecurrentBackend::engine); }),
+             "the engine cannot run this model: its parameters are float64, not float32");
+  EXPECT_NO_THROW(generate_recurrent(f64, 1, 8, g));  // automatic: falls back to the modules
+}
+
+}  // namespace
+}  // namespace lintra::nn

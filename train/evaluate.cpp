@@ -1,0 +1,62 @@
+#include "train/evaluate.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "autograd/node.h"
+#include "data/loader.h"
+#include "train/experiment_config.h"
+#include "train/factories.h"
+#include "train/train_state.h"
+
+namespace lintra::train {
+
+Config config_from_checkpoint(const CheckpointData& c) {
+  LINTRA_CHECK(!c.config_yaml.empty(), "{}: the checkpoint holds no /config", c.source_path);
+  return validate_section(parse_config(c.config_yaml, c.source_path + ":/config"), experiment_schema());
+}
+
+void load_model_weights(nn::Model& model, const CheckpointData& c) {
+  std::vector<std::pair<std::string, TensorSpec>> expected;
+  for (const auto& [name, v] : model.named_parameters()) expected.push_back({name, {v.shape(), v.dtype()}});
+  CheckpointData model_only = c;
+  model_only.optimizer_slots.clear();
+  std::vector<std::string> problems = check_against(model_only, expected);
+  LINTRA_CHECK(problems.empty(), "{}: the checkpoint does not match the model ({} problems):\n  {}", c.source_path,
+               problems.size(), fmt::join(problems, "\n  "));
+  copy_parameters(model, c);
+}
+
+Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches) {
+  NoGradGuard no_grad;
+  model.eval();
+  data::LoaderOptions lo;
+  lo.batch_size = std::min(batch_size, split.size());
+  lo.shuffle = false;
+  lo.prefetch = 0;
+  data::DataLoader loader(split, lo);
+  Evaluation e;
+  e.batch_size = lo.batch_size;
+  e.batches = max_batches > 0 ? std::min(max_batches, loader.batches_per_epoch()) : loader.batches_per_epoch();
+  nn::MetricSums sums;
+  for (int64_t b = 0; b < e.batches; ++b) nn::accumulate_sums(sums, model.loss(to_model_batch(loader.next())).sums);
+  model.train();
+  e.metrics = model.summarize(sums);
+  return e;
+}
+
+int run_eval(const EvalCommand& cmd) {
+  CheckpointData c = load_checkpoint(cmd.checkpoint);
+  Config cfg = config_from_checkpoint(c);
+  std::shared_ptr<nn::Model> model = build_model(cfg);
+  load_model_weights(*model, c);
+  DataSplits splits = build_data(cfg, /*with_test=*/true);
+  const Evaluation e = evaluate_model(*model, *splits.test, eval_batch_size(cfg), cmd.max_batches);
+  fmt::print("{} (step {}), {} on {} batches of {}:\n", cmd.checkpoint, c.global_step, splits.test->name(), e.batches,
+             e.batch_size);
+  for (const auto& [k, v] : e.metrics) fmt::print("  {:<14} {:.6f}\n", k, v);
+  return 0;
+}
+
+}  // namespace lintra::train

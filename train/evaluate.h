@@ -1,0 +1,36 @@
+// evaluate.h — a trained model from its checkpoint, and its metrics on a data split (`lintra eval`,
+// the trainer's periodic evaluation). A checkpoint needs no YAML: it stores its resolved config.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "data/dataset.h"
+#include "nn/models/model.h"
+#include "train/checkpoint/checkpoint.h"
+#include "train/config/config.h"
+
+namespace lintra::train {
+
+// The config stored in a checkpoint, validated against the current schema.
+Config config_from_checkpoint(const CheckpointData& c);
+// Copies a checkpoint's /model tensors into the model's parameters; throws listing every mismatch.
+void load_model_weights(nn::Model& model, const CheckpointData& c);
+
+// The model's metrics (model.summarize) over the first max_batches batches of `split` (0: all), in
+// order, in batches of min(batch_size, split size); in eval mode without gradients, back in train
+// mode after.
+struct Evaluation {
+  std::map<std::string, double> metrics;
+  int64_t batches = 0, batch_size = 0;  // what was evaluated
+};
+Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches);
+
+struct EvalCommand {
+  std::string checkpoint;
+  int64_t max_batches = 0;  // 0: the whole evaluation split
+};
+// `lintra eval`: prints the metrics of a checkpoint on its data set's test split.
+int run_eval(const EvalCommand& cmd);
+
+}  // namespace lintra::train

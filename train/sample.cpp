@@ -1,0 +1,128 @@
+#include "train/sample.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "autograd/node.h"
+#include "data/files/png.h"
+#include "data/speech/speech_corpus.h"
+#include "nn/losses/ctc.h"
+#include "nn/models/copy_model.h"
+#include "nn/models/image_generation.h"
+#include "nn/models/image_model.h"
+#include "nn/models/speech_model.h"
+#include "train/evaluate.h"
+#include "train/factories.h"
+
+namespace lintra::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string phone_string(const std::vector<int64_t>& ids) {
+  std::vector<std::string> names;
+  for (int64_t id : ids) names.push_back(data::phone_name(id));
+  return fmt::format("{}", fmt::join(names, " "));
+}
+
+// Speech "samples": the greedy CTC decodings of the first n test utterances beside their references.
+int sample_speech(const SampleCommand& cmd, const Config& cfg, const CheckpointData& c, nn::SpeechModel& model) {
+  DataSplits splits = build_data(cfg, /*with_test=*/true);
+  NoGradGuard no_grad;
+  model.eval();
+  const int64_t n = std::min<int64_t>(cmd.n, splits.test->size());
+  LINTRA_CHECK(n > 0, "sample: the test split of {} is empty", splits.test->name());
+  std::vector<data::Sample> samples;
+  for (int64_t i = 0; i < n; ++i) samples.push_back(splits.test->get(i));
+  data::Batch b = data::collate(samples, 0);
+  Tensor z = model.log_probs(b.features, b.lengths).data();
+  auto hyp = nn::ctc_greedy_decode(z, b.lengths);
+  fmt::print("{} (step {}): greedy CTC decodings of {} utterances of {}\n", cmd.checkpoint, c.global_step, n,
+             splits.test->name());
+  double dist = 0, ref = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& r = samples[size_t(i)].targets;
+    const int64_t d = nn::edit_distance(hyp[size_t(i)], r);
+    dist += double(d);
+    ref += double(r.size());
+    fmt::print("[{}] edits {}/{}\n  ref: {}\n  hyp: {}\n", i, d, r.size(), phone_string(r), phone_string(hyp[size_t(i)]));
+  }
+  fmt::print("PER over these {}: {:.4f}\n", n, ref > 0 ? dist / ref : 0.0);
+  return 0;
+}
+
+// Copy-task "samples": for the first n test sequences w 0 w, the model is given w and the separator
+// and writes the copy greedily, one symbol per forward of the growing prefix.
+int sample_copy(const SampleCommand& cmd, const Config& cfg, const CheckpointData& c, nn::CopyModel& model) {
+  DataSplits splits = build_data(cfg, /*with_test=*/true);
+  NoGradGuard no_grad;
+  model.eval();
+  const int64_t n = std::min<int64_t>(cmd.n, splits.test->size());
+  fmt::print("{} (step {}): greedy copies of {} sequences of {}\n", cmd.checkpoint, c.global_step, n,
+             splits.test->name());
+  int64_t right = 0, total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const std::vector<int64_t> seq = splits.test->get(i).tokens;
+    const auto sep = std::find(seq.begin(), seq.end(), int64_t(0));
+    LINTRA_CHECK(sep != seq.end() && sep != seq.begin(), "sample: {} item {} is not a copy-task sequence w 0 w",
+                 splits.test->name(), i);
+    const std::vector<int64_t> w(seq.begin(), sep);
+    std::vector<int64_t> prefix(seq.begin(), sep + 1), copy;
+    for (size_t k = 0; k < w.size(); ++k) {
+      Tensor logits = model.logits(Tensor::from_vector(prefix, {1, int64_t(prefix.size())})).data();
+      const int64_t V = logits.size(2);
+      const std::vector<float> last = logits.select(1, logits.size(1) - 1).contiguous().to_vector<float>();
+      const int64_t next = int64_t(std::max_element(last.begin(), last.begin() + V) - last.begin());
+      copy.push_back(next);
+      prefix.push_back(next);
+    }
+    int64_t ok = 0;
+    for (size_t k = 0; k < w.size(); ++k) ok += copy[k] == w[k];
+    right += ok;
+    total += int64_t(w.size());
+    fmt::print("[{}] {}/{} symbols right\n  input: {}\n  copy:  {}\n", i, ok, w.size(), fmt::join(w, " "),
+               fmt::join(copy, " "));
+  }
+  fmt::print("copy accuracy over these {}: {:.4f}\n", n, total > 0 ? double(right) / double(total) : 0.0);
+  return 0;
+}
+
+}  // namespace
+
+int run_sample(const SampleCommand& cmd) {
+  CheckpointData c = load_checkpoint(cmd.checkpoint);
+  Config cfg = config_from_checkpoint(c);
+  std::shared_ptr<nn::Model> model = build_model(cfg);
+  load_model_weights(*model, c);
+  if (auto* speech = dynamic_cast<nn::SpeechModel*>(model.get())) return sample_speech(cmd, cfg, c, *speech);
+  if (auto* copy = dynamic_cast<nn::CopyModel*>(model.get())) return sample_copy(cmd, cfg, c, *copy);
+  auto* image = dynamic_cast<nn::ImageModel*>(model.get());
+  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image, speech and copy models",
+               cmd.checkpoint, cfg.get_string("model.type"));
+  const std::string data = cfg.get_string("data.name");
+  const bool gray = data == "mnist" || data == "fashion-mnist";
+  const int64_t side = gray ? 28 : 32, channels = gray ? 1 : 3;
+  const int64_t length = side * side * channels;
+  const bool recurrent = cmd.mode == "recurrent" || (cmd.mode == "auto" && image->has_recurrent());
+  Generator gen(cmd.seed, 0x73616d70);  // "samp"
+  const auto t0 = std::chrono::steady_clock::now();
+  Tensor images = recurrent ? nn::generate_recurrent(*image, cmd.n, length, gen)
+                            : nn::generate_recompute(*image, cmd.n, length, gen);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string out = cmd.out;
+  if (out.empty()) {
+    fs::path run = fs::path(cmd.checkpoint).parent_path().parent_path();
+    fs::create_directories(run / "samples");
+    out = (run / "samples" / fmt::format("step_{}.png", c.global_step)).string();
+  }
+  const int64_t cols = int64_t(std::ceil(std::sqrt(double(cmd.n))));
+  data::write_png_grid(images, (cmd.n + cols - 1) / cols, cols, side, side, channels, out);
+  fmt::print("{} images ({}×{}×{}) generated {} in {:.2f} s ({:.3f} images/s); wrote {}\n", cmd.n, side, side, channels,
+             recurrent ? "with the recurrent form" : "by recomputing the prefix", secs, double(cmd.n) / secs, out);
+  return 0;
+}
+
+}  // namespace lintra::train

@@ -1,0 +1,22 @@
+// sample.h — `lintra sample`: what a trained model generates, from its checkpoint.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lintra::train {
+
+struct SampleCommand {
+  std::string checkpoint;
+  int64_t n = 16;
+  std::string out;            // PNG path (default: <run dir>/samples/step_<N>.png next to the checkpoint)
+  uint64_t seed = 0;
+  std::string mode = "auto";  // auto | recurrent | recompute
+};
+// Image models: generates n images pixel by pixel (the recurrent form where the attention has one,
+// else the prefix recomputed for every pixel, as the paper's protocol) and writes a PNG grid.
+// Speech models: prints the greedy CTC decodings of n test utterances beside their references.
+// Copy models: prints the greedy copies of n test sequences and the copy accuracy.
+int run_sample(const SampleCommand& cmd);
+
+}  // namespace lintra::train

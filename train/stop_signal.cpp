@@ -1,0 +1,36 @@
+#include "train/stop_signal.h"
+
+#include <unistd.h>
+
+#include <atomic>
+
+namespace lintra::train {
+
+namespace {
+
+std::atomic<int> g_signals{0};
+
+extern "C" void on_stop_signal(int sig) {
+  // Async-signal-safe: an atomic counter and _exit only.
+  if (g_signals.fetch_add(1) >= 1 && sig == SIGINT) _exit(130);
+}
+
+}  // namespace
+
+StopSignal::StopSignal() {
+  g_signals = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int_);
+  sigaction(SIGTERM, &sa, &old_term_);
+}
+
+StopSignal::~StopSignal() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+bool StopSignal::stop_requested() const { return g_signals.load() > 0; }
+
+}  // namespace lintra::train
