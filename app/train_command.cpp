@@ -40,7 +40,7 @@ Command add_config_command(CLI::App& app) {
                                            "Example: lintra config base > configs/base.yaml");
   auto what = std::make_shared<std::string>();
   cli->add_option("what", *what, "base")->required()->check(CLI::IsMember({"base"}));
-  return {cli, [] {
+  return {cli, [what] {  // `what` is bound to the option: it must live as long as the tree
             fmt::print("{}", train::documented_base_config());
             return 0;
           }};

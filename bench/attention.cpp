@@ -117,92 +117,119 @@ std::string machine_line() {
   return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}", num_threads(), l1, l5, l15, cpu_model());
 }
 
-std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptions& opt) {
-  LINTRA_CHECK(opt.min_n >= 1 && opt.max_n >= opt.min_n && opt.heads >= 1 && opt.dim >= 1 && opt.tokens >= 1,
-               "bench attention: need 1 <= min_n <= max_n, heads, dim, tokens >= 1; got min_n={} max_n={} heads={} "
-               "dim={} tokens={}",
-               opt.min_n, opt.max_n, opt.heads, opt.dim, opt.tokens);
-  const nn::AttentionRegistry& registry = nn::builtin_attention_registry();
-  const std::vector<std::string> variants = opt.variants.empty() ? registry.names() : opt.variants;
-  const int64_t H = opt.heads, E = opt.dim;
-  const double cap_bytes = opt.memory_cap_mb * kMiB;
+namespace {
 
+void print_header(const AttentionBenchOptions& opt) {
   fmt::print("lintra bench attention — {}\n", machine_line());
   fmt::print("inner attention forward + backward (grads of q, k, v) on synthetic N(0,1) inputs; H={}, E=M={}, "
              "attention dropout 0, {} mask where accepted\n",
-             H, E, opt.causal ? "causal" : "full");
+             opt.heads, opt.dim, opt.causal ? "causal" : "full");
   fmt::print("B = max(1, {} / N); ms and MB per sample = best call / B and (peak live bytes − inputs) / B; "
              "memory cap {:g} MB (predicted sizes above it are skipped)\n",
              opt.tokens, opt.memory_cap_mb);
   fmt::print("t× and m× = growth of time and memory per sample against the previous N\n\n");
   fmt::print("{:<24} {:>6} {:>4} {:>7} {:>12} {:>12} {:>7} {:>7}\n", "variant", "N", "B", "mask", "ms/sample",
              "MB/sample", "t×", "m×");
+}
 
+// The variant of `spec` with attention dropout 0 (where it has the parameter), or the error.
+std::shared_ptr<nn::InnerAttention> create_variant(const std::string& spec, const AttentionBenchOptions& opt,
+                                                   std::string& error) {
+  const nn::AttentionRegistry& registry = nn::builtin_attention_registry();
+  try {
+    auto [name, params] = parse_variant(spec);
+    const auto& entry = registry.entry(name);
+    for (const auto& [pname, pspec] : entry.params)
+      if (pname == "attention_dropout" && !params.count(pname)) params[pname] = 0.0;
+    return registry.create(name, params,
+                           nn::AttentionContext{.query_dim = opt.dim, .value_dim = opt.dim, .n_heads = opt.heads,
+                                                .generator = Generator(7, 1)});
+  } catch (const Error& e) {
+    error = e.what();
+    return nullptr;
+  }
+}
+
+// Predicted bytes per sample at N: the last measurement × the observed growth per doubling (at
+// least 2×); softmax: at least 3·H·N²·4 (scores, probabilities, their gradient).
+double predicted_bytes_per_sample(const std::vector<AttentionBenchRow>& mine, const std::string& variant, int64_t N,
+                                  int64_t H) {
+  double predicted = 0;
+  std::vector<const AttentionBenchRow*> measured;
+  for (const auto& m : mine)
+    if (!m.skipped) measured.push_back(&m);
+  if (!measured.empty()) {
+    const AttentionBenchRow& last = *measured.back();
+    double growth = 2.0;
+    if (measured.size() >= 2) growth = std::max(2.0, last.mb_per_sample / measured[measured.size() - 2]->mb_per_sample);
+    predicted = last.mb_per_sample * kMiB * std::pow(growth, std::log2(double(N) / double(last.n)));
+  }
+  if (variant == "softmax") predicted = std::max(predicted, 3.0 * double(H) * double(N) * double(N) * 4);
+  return predicted;
+}
+
+// Times one (variant, N) row unless its predicted memory is over the cap; a failure sets `error`.
+void measure_row(nn::InnerAttention& attn, const nn::AttentionMasks& masks, const AttentionBenchOptions& opt,
+                 const std::vector<AttentionBenchRow>& mine, AttentionBenchRow& r, std::string& error) {
+  const int64_t B = r.batch, H = opt.heads, N = r.n, E = opt.dim;
+  const double inputs = 4.0 * double(B * H * N * E) * 4;
+  const double total = predicted_bytes_per_sample(mine, attn.variant(), N, H) * double(B) + inputs;
+  if (total > opt.memory_cap_mb * kMiB) {
+    r.skipped = true;
+    r.note = fmt::format("predicted {:.0f} MB > cap {:g} MB", total / kMiB, opt.memory_cap_mb);
+    return;
+  }
+  try {
+    Generator gen(11, uint64_t(N));
+    const Tensor q = Tensor::normal({B, H, N, E}, gen), k = Tensor::normal({B, H, N, E}, gen),
+                 v = Tensor::normal({B, H, N, E}, gen), g = Tensor::normal({B, H, N, E}, gen);
+    const Measurement m = measure(attn, q, k, v, g, masks, opt.min_seconds);
+    r.ms_per_sample = m.seconds * 1e3 / double(B);
+    r.mb_per_sample = m.peak_bytes / kMiB / double(B);
+  } catch (const Error& e) {
+    error = e.what();
+    r.skipped = true;
+    r.note = fmt::format("failed: {}", error);
+  }
+}
+
+// Every N of one variant, printed as they are measured.
+std::vector<AttentionBenchRow> sweep_variant(const std::string& spec, const AttentionBenchOptions& opt) {
+  std::string error;
+  std::shared_ptr<nn::InnerAttention> attn = create_variant(spec, opt, error);
+  nn::MaskSupport support = attn ? attn->mask_support() : nn::MaskSupport{};
+  const bool causal = attn && ((opt.causal && support.causal) || !support.full);
+  const nn::AttentionMasks masks = causal ? nn::AttentionMasks::causal() : nn::AttentionMasks::full();
+  std::vector<AttentionBenchRow> mine;  // in N order
+  for (int64_t N = opt.min_n; N <= opt.max_n; N *= 2) {
+    AttentionBenchRow r{spec, N, std::max<int64_t>(1, opt.tokens / N), opt.heads, opt.dim, causal};
+    if (!error.empty()) {
+      r.skipped = true;
+      r.note = mine.empty() ? fmt::format("failed: {}", error) : "after the failure above";
+    } else {
+      measure_row(*attn, masks, opt, mine, r, error);
+    }
+    print_row(r, mine.empty() ? nullptr : &mine.back());
+    mine.push_back(r);
+  }
+  return mine;
+}
+
+}  // namespace
+
+std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptions& opt) {
+  LINTRA_CHECK(opt.min_n >= 1 && opt.max_n >= opt.min_n && opt.heads >= 1 && opt.dim >= 1 && opt.tokens >= 1,
+               "bench attention: need 1 <= min_n <= max_n, heads, dim, tokens >= 1; got min_n={} max_n={} heads={} "
+               "dim={} tokens={}",
+               opt.min_n, opt.max_n, opt.heads, opt.dim, opt.tokens);
+  const std::vector<std::string> variants =
+      opt.variants.empty() ? nn::builtin_attention_registry().names() : opt.variants;
+  print_header(opt);
   std::vector<AttentionBenchRow> rows;
   for (const std::string& spec : variants) {
-    std::shared_ptr<nn::InnerAttention> attn;
-    std::string error;
-    try {
-      auto [name, params] = parse_variant(spec);
-      const auto& entry = registry.entry(name);
-      for (const auto& [pname, pspec] : entry.params)
-        if (pname == "attention_dropout" && !params.count(pname)) params[pname] = 0.0;
-      attn = registry.create(name, params,
-                             nn::AttentionContext{.query_dim = E, .value_dim = E, .n_heads = H,
-                                                  .generator = Generator(7, 1)});
-    } catch (const Error& e) {
-      error = e.what();
-    }
-    nn::MaskSupport support = attn ? attn->mask_support() : nn::MaskSupport{};
-    const bool causal = attn && ((opt.causal && support.causal) || !support.full);
-    const nn::AttentionMasks masks = causal ? nn::AttentionMasks::causal() : nn::AttentionMasks::full();
-    std::vector<AttentionBenchRow> mine;  // this variant's rows, in N order
-    for (int64_t N = opt.min_n; N <= opt.max_n; N *= 2) {
-      AttentionBenchRow r{spec, N, std::max<int64_t>(1, opt.tokens / N), H, E, causal};
-      const int64_t B = r.batch;
-      const AttentionBenchRow* prev = mine.empty() ? nullptr : &mine.back();
-      if (!error.empty()) {
-        r.skipped = true;
-        r.note = mine.empty() ? fmt::format("failed: {}", error) : "after the failure above";
-      } else {
-        // Predicted bytes per sample: last measurement × observed growth (≥ 2×); softmax: ≥ 3·H·N²·4.
-        double predicted = 0;
-        std::vector<const AttentionBenchRow*> measured;
-        for (const auto& m : mine)
-          if (!m.skipped) measured.push_back(&m);
-        if (!measured.empty()) {
-          const AttentionBenchRow& last = *measured.back();
-          double growth = 2.0;
-          if (measured.size() >= 2) growth = std::max(2.0, last.mb_per_sample / measured[measured.size() - 2]->mb_per_sample);
-          predicted = last.mb_per_sample * kMiB * std::pow(growth, std::log2(double(N) / double(last.n)));
-        }
-        if (attn->variant() == "softmax") predicted = std::max(predicted, 3.0 * double(H) * double(N) * double(N) * 4);
-        const double inputs = 4.0 * double(B * H * N * E) * 4;
-        if (predicted * double(B) + inputs > cap_bytes) {
-          r.skipped = true;
-          r.note = fmt::format("predicted {:.0f} MB > cap {:g} MB", (predicted * double(B) + inputs) / kMiB,
-                               opt.memory_cap_mb);
-        } else {
-          try {
-            Generator gen(11, uint64_t(N));
-            const Tensor q = Tensor::normal({B, H, N, E}, gen), k = Tensor::normal({B, H, N, E}, gen),
-                         v = Tensor::normal({B, H, N, E}, gen), g = Tensor::normal({B, H, N, E}, gen);
-            const Measurement m = measure(*attn, q, k, v, g, masks, opt.min_seconds);
-            r.ms_per_sample = m.seconds * 1e3 / double(B);
-            r.mb_per_sample = m.peak_bytes / kMiB / double(B);
-          } catch (const Error& e) {
-            error = e.what();
-            r.skipped = true;
-            r.note = fmt::format("failed: {}", error);
-          }
-        }
-      }
-      print_row(r, prev);
-      mine.push_back(r);
-    }
+    std::vector<AttentionBenchRow> mine = sweep_variant(spec, opt);
     rows.insert(rows.end(), mine.begin(), mine.end());
   }
-
   if (!opt.json_path.empty()) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : rows) out.push_back(row_json(r));

@@ -161,87 +161,104 @@ nlohmann::ordered_json row_json(const GenerateBenchRow& r) {
   return j;
 }
 
-}  // namespace
+// Images of L pixels; P > 0: recompute rows are timed at P positions and integrated.
+struct Sweep {
+  int64_t L = 0;
+  int64_t P = 0;
+};
 
-std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions& o) {
-  const int64_t L = o.length > 0 ? o.length : (o.image == "cifar" ? 3072 : 784);
-  LINTRA_CHECK(L >= 2, "bench generate: images need at least 2 pixels, got {}", L);
-  LINTRA_CHECK(!o.batch_sizes.empty(), "bench generate: no batch sizes");
-  const bool sampled = o.pixels > 0 && o.pixels < L - 1;
-  const int64_t P = sampled ? std::max<int64_t>(2, o.pixels) : 0;
+void print_header(const GenerateBenchOptions& o, const Sweep& sw) {
   fmt::print("lintra bench generate — {}\n", machine_line());
   fmt::print("untrained ImageModel: {} layers, {} heads, d_query {} (d_model {}), {} pixels per image ({}), "
              "10 logistics\n",
-             o.layers, o.heads, o.d_query, o.heads * o.d_query, L, o.image);
+             o.layers, o.heads, o.d_query, o.heads * o.d_query, sw.L, o.image);
   fmt::print("recurrent rows: best of >= 3 whole generations. recompute rows: {}\n\n",
-             sampled ? fmt::format("the cost of pixel t (a forward of the t-pixel prefix + sampling, best of 3) "
-                                   "timed at {} positions over t = 1 … {} and integrated over every t "
-                                   "(extrapolated)",
-                                   P, L - 1)
-                     : std::string("one real generation over every pixel"));
+             sw.P > 0 ? fmt::format("the cost of pixel t (a forward of the t-pixel prefix + sampling, best of 3) "
+                                    "timed at {} positions over t = 1 … {} and integrated over every t "
+                                    "(extrapolated)",
+                                    sw.P, sw.L - 1)
+                      : std::string("one real generation over every pixel"));
   fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", "variant", "mode", "batch", "images/s", "s/image",
              "timed", "note");
+}
 
+// Seconds to generate a batch of n images with the variant's protocol; fills the row's timing fields.
+double generation_seconds(nn::ImageModel& model, const Protocol& p, int64_t n, const Sweep& sw,
+                          const GenerateBenchOptions& o, Generator& gen, GenerateBenchRow& r) {
+  if (p.recurrent) {
+    const double s = time_best([&] { (void)nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend); }, o.min_seconds);
+    r.pixels_timed = sw.L - 1;
+    return s;
+  }
+  if (sw.P > 0) {
+    const double s = integrated_recompute_seconds(model, n, sw.L, sw.P, gen);
+    r.pixels_timed = sw.P;
+    r.extrapolated = true;
+    r.note = fmt::format("extrapolated from {} timed positions", sw.P);
+    return s;
+  }
+  const auto t0 = Clock::now();
+  (void)nn::generate_recompute(model, n, sw.L, gen);
+  const double s = since(t0);
+  r.pixels_timed = sw.L - 1;
+  r.note = "one run";
+  return s;
+}
+
+// One (variant, batch) row, printed; a failure is reported in the row and the sweep goes on.
+GenerateBenchRow bench_row(nn::ImageModel* model, const std::string& variant, const Protocol& p, int64_t n,
+                           const Sweep& sw, const GenerateBenchOptions& o) {
+  GenerateBenchRow r;
+  r.variant = variant;
+  r.batch = n;
+  r.available = model != nullptr;
+  r.mode = p.recurrent ? "recurrent" : "recompute";
+  if (p.recurrent) r.backend = p.backend == nn::RecurrentBackend::engine ? "engine" : "modules";
+  r.pixels_per_image = sw.L;
+  Generator gen(o.seed, 100 + uint64_t(n));
+  double seconds = 0;  // for the whole batch
+  try {
+    if (!model) r.note = fmt::format("attention '{}' is not registered", p.attention);
+    else seconds = generation_seconds(*model, p, n, sw, o, gen, r);
+  } catch (const Error& e) {
+    r.available = false;
+    r.note = fmt::format("failed: {}", e.what());
+  }
+  if (r.available) {
+    r.images_per_s = double(n) / seconds;
+    r.seconds_per_image = seconds / double(n);
+  }
+  fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", r.variant, r.mode, r.batch,
+             r.available ? fmt::format("{:.4g}", r.images_per_s) : "-",
+             r.available ? fmt::format("{:.4g}", r.seconds_per_image) : "-", r.pixels_timed, r.note);
+  std::fflush(stdout);
+  return r;
+}
+
+}  // namespace
+
+std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions& o) {
+  Sweep sw;
+  sw.L = o.length > 0 ? o.length : (o.image == "cifar" ? 3072 : 784);
+  LINTRA_CHECK(sw.L >= 2, "bench generate: images need at least 2 pixels, got {}", sw.L);
+  LINTRA_CHECK(!o.batch_sizes.empty(), "bench generate: no batch sizes");
+  sw.P = o.pixels > 0 && o.pixels < sw.L - 1 ? std::max<int64_t>(2, o.pixels) : 0;
+  print_header(o, sw);
   std::vector<GenerateBenchRow> rows;
   std::vector<std::string> profile_lines;
   for (const std::string& variant : o.variants) {
     const Protocol p = protocol_of(variant);
     const bool available = nn::builtin_attention_registry().contains(p.attention);
     std::shared_ptr<nn::ImageModel> model = available ? build_model(p, o) : nullptr;
-    for (int64_t n : o.batch_sizes) {
-      GenerateBenchRow r;
-      r.variant = variant;
-      r.batch = n;
-      r.available = available;
-      r.mode = p.recurrent ? "recurrent" : "recompute";
-      if (p.recurrent) r.backend = p.backend == nn::RecurrentBackend::engine ? "engine" : "modules";
-      r.pixels_per_image = L;
-      Generator gen(o.seed, 100 + uint64_t(n));
-      double seconds = 0;  // for the whole batch
-      try {
-        if (!available) {
-          r.note = fmt::format("attention '{}' is not registered", p.attention);
-        } else if (p.recurrent) {
-          seconds = time_best([&] { (void)nn::generate_recurrent(*model, n, L, gen, {}, p.backend); }, o.min_seconds);
-          r.pixels_timed = L - 1;
-        } else if (sampled) {
-          seconds = integrated_recompute_seconds(*model, n, L, P, gen);
-          r.pixels_timed = P;
-          r.extrapolated = true;
-          r.note = fmt::format("extrapolated from {} timed positions", P);
-        } else {
-          const auto t0 = Clock::now();
-          (void)nn::generate_recompute(*model, n, L, gen);
-          seconds = since(t0);
-          r.pixels_timed = L - 1;
-          r.note = "one run";
-        }
-      } catch (const Error& e) {  // reported, and the sweep goes on
-        r.available = false;
-        r.note = fmt::format("failed: {}", e.what());
-      }
-      if (r.available) {
-        r.images_per_s = double(n) / seconds;
-        r.seconds_per_image = seconds / double(n);
-      }
-      fmt::print("{:<18} {:<10} {:>5} {:>12} {:>12} {:>8}  {}\n", r.variant, r.mode, r.batch,
-                 r.available ? fmt::format("{:.4g}", r.images_per_s) : "-",
-                 r.available ? fmt::format("{:.4g}", r.seconds_per_image) : "-", r.pixels_timed, r.note);
-      std::fflush(stdout);
-      rows.push_back(r);
-    }
-    if (available && p.recurrent && o.profile) {
-      Generator gen(o.seed, 99);
-      auto [first, last] = token_profile(*model, L, p.backend, gen);
-      profile_lines.push_back(fmt::format("{:<18} first 10%: {:.3f} ms/token   last 10%: {:.3f} ms/token   "
-                                          "(last / first = {:.2f})",
-                                          variant, first, last, last / first));
-      for (auto& r : rows)
-        if (r.variant == variant && r.batch == 1) {
-          r.ms_per_token_first = first;
-          r.ms_per_token_last = last;
-        }
-    }
+    for (int64_t n : o.batch_sizes) rows.push_back(bench_row(model.get(), variant, p, n, sw, o));
+    if (!available || !p.recurrent || !o.profile) continue;
+    Generator gen(o.seed, 99);
+    auto [first, last] = token_profile(*model, sw.L, p.backend, gen);
+    profile_lines.push_back(fmt::format("{:<18} first 10%: {:.3f} ms/token   last 10%: {:.3f} ms/token   "
+                                        "(last / first = {:.2f})",
+                                        variant, first, last, last / first));
+    for (auto& r : rows)
+      if (r.variant == variant && r.batch == 1) r.ms_per_token_first = first, r.ms_per_token_last = last;
   }
   if (!profile_lines.empty()) {
     fmt::print("\nper-token cost of the recurrent form at batch 1 (step + sampling, best of 3 per position):\n");
@@ -254,6 +271,5 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
   }
   return rows;
 }
-
 
 }  // namespace lintra::bench

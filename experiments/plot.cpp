@@ -247,100 +247,100 @@ void fit_range(Axis& ax, const std::vector<double>& values) {
   ax.hi = ax.log ? std::pow(10.0, hi) : hi;
 }
 
-}  // namespace
+// Where everything goes: the axes mapped to pixels, their ticks, the plot area's edges.
+struct Frame {
+  Axis ax, ay;
+  Ticks tx, ty;
+  double L = 0, R = 0, T = 0, B = 0;  // the plot area, whole pixels
+  double text_h = 0;
+};
 
-void write_line_plot(const std::vector<Series>& series, const PlotOptions& o, const std::string& png_path) {
-  constexpr const char* what = "write_line_plot";
-  LINTRA_CHECK(!series.empty(), "{}: no series to plot for '{}' (title '{}')", what, png_path, o.title);
-  LINTRA_CHECK(o.width >= 200 && o.width <= 8192 && o.height >= 200 && o.height <= 8192,
-               "{}: the plot size must be 200..8192 pixels per side, got {}x{}", what, o.width, o.height);
+// The vertical margins are fixed by the text; the left one by the y tick labels.
+Frame layout(const std::vector<Series>& series, const PlotOptions& o) {
   std::vector<double> xs, ys;
-  for (const Series& s : series) {
-    LINTRA_CHECK(s.x.size() == s.y.size(), "{}: series '{}' has {} x values but {} y values", what, s.label,
-                 s.x.size(), s.y.size());
-    for (size_t i = 0; i < s.x.size(); ++i) {
+  for (const Series& s : series)
+    for (size_t i = 0; i < s.x.size(); ++i)
       if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]) && (!o.log_x || s.x[i] > 0) && (!o.log_y || s.y[i] > 0))
         xs.push_back(s.x[i]), ys.push_back(s.y[i]);
-    }
-  }
-  Axis ax{o.log_x}, ay{o.log_y};
-  fit_range(ax, xs);
-  fit_range(ay, ys);
-
-  // Layout: the vertical margins are fixed by the text; the left one by the y tick labels.
-  const double text_h = kCap * kFont;
-  const double top = o.title.empty() ? 16 : 14 + 1.2 * text_h + 14;
-  const double bottom = o.height - (kTick + 6 + text_h + (o.x_label.empty() ? 12 : 12 + text_h + 12));
-  ay.p0 = bottom, ay.p1 = top;
-  const Ticks ty = make_ticks(ay, false);
+  Frame f{Axis{o.log_x}, Axis{o.log_y}};
+  fit_range(f.ax, xs);
+  fit_range(f.ay, ys);
+  f.text_h = kCap * kFont;
+  const double top = o.title.empty() ? 16 : 14 + 1.2 * f.text_h + 14;
+  const double bottom = o.height - (kTick + 6 + f.text_h + (o.x_label.empty() ? 12 : 12 + f.text_h + 12));
+  f.ay.p0 = bottom, f.ay.p1 = top;
+  f.ty = make_ticks(f.ay, false);
   double label_w = 0;
-  for (const auto& [v, l] : ty.major) label_w = std::max(label_w, l.width());
-  const double left = 12 + (o.y_label.empty() ? 0 : text_h + 12) + label_w + 6 + kTick;
+  for (const auto& [v, l] : f.ty.major) label_w = std::max(label_w, l.width());
+  const double left = 12 + (o.y_label.empty() ? 0 : f.text_h + 12) + label_w + 6 + kTick;
   double right = o.width - 20.0;
-  ax.p0 = left, ax.p1 = right;
-  Ticks tx = make_ticks(ax, true);
-  if (!tx.major.empty()) {  // keep the last x label inside the image
-    const double overhang = ax.map(tx.major.back().first) + tx.major.back().second.width() / 2 - (o.width - 6.0);
-    if (overhang > 0) ax.p1 = right -= overhang, tx = make_ticks(ax, true);
+  f.ax.p0 = left, f.ax.p1 = right;
+  f.tx = make_ticks(f.ax, true);
+  if (!f.tx.major.empty()) {  // keep the last x label inside the image
+    const double overhang = f.ax.map(f.tx.major.back().first) + f.tx.major.back().second.width() / 2 - (o.width - 6.0);
+    if (overhang > 0) f.ax.p1 = right -= overhang, f.tx = make_ticks(f.ax, true);
   }
-  const double L = std::round(left), R = std::round(right), T = std::round(top), B = std::round(bottom);
-  ax.p0 = L, ax.p1 = R, ay.p0 = B, ay.p1 = T;
+  f.L = std::round(left), f.R = std::round(right), f.T = std::round(top), f.B = std::round(bottom);
+  f.ax.p0 = f.L, f.ax.p1 = f.R, f.ay.p0 = f.B, f.ay.p1 = f.T;
+  return f;
+}
 
-  Canvas cv(o.width, o.height);
-  auto snap = [](double p) { return std::floor(p) + 0.5; };  // the centre of a pixel: crisp 1 px lines
-  // Grid (minor on log axes, then major), clipped to the plot area.
-  cv.clip_x0 = L, cv.clip_y0 = T, cv.clip_x1 = R, cv.clip_y1 = B;
-  for (double v : tx.minor) cv.rect(snap(ax.map(v)) - 0.5, T, snap(ax.map(v)) + 0.5, B, kMinorGrid);
-  for (double v : ty.minor) cv.rect(L, snap(ay.map(v)) - 0.5, R, snap(ay.map(v)) + 0.5, kMinorGrid);
-  for (const auto& [v, l] : tx.major) cv.rect(snap(ax.map(v)) - 0.5, T, snap(ax.map(v)) + 0.5, B, kGrid);
-  for (const auto& [v, l] : ty.major) cv.rect(L, snap(ay.map(v)) - 0.5, R, snap(ay.map(v)) + 0.5, kGrid);
+double snap(double p) { return std::floor(p) + 0.5; }  // the centre of a pixel: crisp 1 px lines
 
-  // Series: polylines broken at points that cannot be drawn.
-  std::vector<std::vector<std::pair<double, double>>> drawn;  // every drawn point, for placing the legend
-  for (size_t k = 0; k < series.size(); ++k) {
-    const Series& s = series[k];
-    const Rgb c = s.color.value_or(plot_color(k));
-    std::vector<std::pair<double, double>> pts;
-    bool prev = false;
-    for (size_t i = 0; i < s.x.size(); ++i) {
-      const bool ok = ax.valid(s.x[i]) && ay.valid(s.y[i]);
-      if (!ok) { prev = false; continue; }
-      const double px = ax.map(s.x[i]), py = ay.map(s.y[i]);
-      const bool next = i + 1 < s.x.size() && ax.valid(s.x[i + 1]) && ay.valid(s.y[i + 1]);
-      if (s.line && prev) {
-        const auto [qx, qy] = pts.back();
-        cv.capsule(qx, qy, px, py, 1.0, c);
-        for (double f = 0.25; f < 1; f += 0.25) pts.push_back({qx + f * (px - qx), qy + f * (py - qy)});
-      } else if (s.line && !next && !s.markers) {
-        cv.capsule(px, py, px, py, 2.5, c);  // an isolated point still shows
-      }
-      pts.push_back({px, py});
-      prev = true;
+// Grid lines (minor on log axes, then major), clipped to the plot area.
+void draw_grid(Canvas& cv, const Frame& f) {
+  for (double v : f.tx.minor) cv.rect(snap(f.ax.map(v)) - 0.5, f.T, snap(f.ax.map(v)) + 0.5, f.B, kMinorGrid);
+  for (double v : f.ty.minor) cv.rect(f.L, snap(f.ay.map(v)) - 0.5, f.R, snap(f.ay.map(v)) + 0.5, kMinorGrid);
+  for (const auto& [v, l] : f.tx.major) cv.rect(snap(f.ax.map(v)) - 0.5, f.T, snap(f.ax.map(v)) + 0.5, f.B, kGrid);
+  for (const auto& [v, l] : f.ty.major) cv.rect(f.L, snap(f.ay.map(v)) - 0.5, f.R, snap(f.ay.map(v)) + 0.5, kGrid);
+}
+
+// One series: a polyline broken at points that cannot be drawn, and markers. Returns the points it
+// covers (for placing the legend).
+std::vector<std::pair<double, double>> draw_series(Canvas& cv, const Frame& f, const Series& s, Rgb c) {
+  std::vector<std::pair<double, double>> pts;
+  auto valid = [&](size_t i) { return f.ax.valid(s.x[i]) && f.ay.valid(s.y[i]); };
+  bool prev = false;
+  for (size_t i = 0; i < s.x.size(); ++i) {
+    if (!valid(i)) {
+      prev = false;
+      continue;
     }
-    if (s.markers)
-      for (size_t i = 0; i < s.x.size(); ++i)
-        if (ax.valid(s.x[i]) && ay.valid(s.y[i])) cv.capsule(ax.map(s.x[i]), ay.map(s.y[i]), ax.map(s.x[i]), ay.map(s.y[i]), 3.5, c);
-    drawn.push_back(std::move(pts));
+    const double px = f.ax.map(s.x[i]), py = f.ay.map(s.y[i]);
+    const bool next = i + 1 < s.x.size() && valid(i + 1);
+    if (s.line && prev) {
+      const auto [qx, qy] = pts.back();
+      cv.capsule(qx, qy, px, py, 1.0, c);
+      for (double t = 0.25; t < 1; t += 0.25) pts.push_back({qx + t * (px - qx), qy + t * (py - qy)});
+    } else if (s.line && !next && !s.markers) {
+      cv.capsule(px, py, px, py, 2.5, c);  // an isolated point still shows
+    }
+    pts.push_back({px, py});
+    prev = true;
   }
-  cv.clip_x0 = cv.clip_y0 = -1e9, cv.clip_x1 = cv.clip_y1 = 1e9;
+  if (s.markers)
+    for (size_t i = 0; i < s.x.size(); ++i)
+      if (valid(i)) cv.capsule(f.ax.map(s.x[i]), f.ay.map(s.y[i]), f.ax.map(s.x[i]), f.ay.map(s.y[i]), 3.5, c);
+  return pts;
+}
 
-  // Frame, ticks and tick labels.
+// Frame, ticks and tick labels; the axis labels and the title, centred on the plot area.
+void draw_axes(Canvas& cv, const Frame& f, const PlotOptions& o) {
+  const double L = f.L, R = f.R, T = f.T, B = f.B, text_h = f.text_h;
   cv.rect(L - 1, T - 1, R + 1, T, kFrame), cv.rect(L - 1, B, R + 1, B + 1, kFrame);
   cv.rect(L - 1, T, L, B, kFrame), cv.rect(R, T, R + 1, B, kFrame);
-  for (double v : tx.minor) cv.rect(snap(ax.map(v)) - 0.5, B + 1, snap(ax.map(v)) + 0.5, B + 1 + kMinorTick, kFrame);
-  for (double v : ty.minor) cv.rect(L - 1 - kMinorTick, snap(ay.map(v)) - 0.5, L - 1, snap(ay.map(v)) + 0.5, kFrame);
-  for (const auto& [v, l] : tx.major) {
-    const double p = snap(ax.map(v));
+  for (double v : f.tx.minor) cv.rect(snap(f.ax.map(v)) - 0.5, B + 1, snap(f.ax.map(v)) + 0.5, B + 1 + kMinorTick, kFrame);
+  for (double v : f.ty.minor) cv.rect(L - 1 - kMinorTick, snap(f.ay.map(v)) - 0.5, L - 1, snap(f.ay.map(v)) + 0.5, kFrame);
+  for (const auto& [v, l] : f.tx.major) {
+    const double p = snap(f.ax.map(v));
     cv.rect(p - 0.5, B + 1, p + 0.5, B + 1 + kTick, kFrame);
     draw_label(cv, l, std::round(p - l.width() / 2), B + 1 + kTick + 6);
   }
-  for (const auto& [v, l] : ty.major) {
-    const double p = snap(ay.map(v));
+  for (const auto& [v, l] : f.ty.major) {
+    const double p = snap(f.ay.map(v));
     cv.rect(L - 1 - kTick, p - 0.5, L - 1, p + 0.5, kFrame);
     draw_label(cv, l, std::round(L - 1 - kTick - 6 - l.width()), std::round(p - text_h / 2));
   }
-
-  // Axis labels and title, centred on the plot area.
   if (!o.x_label.empty())
     draw_text(cv, o.x_label, std::round((L + R - text_width(o.x_label, kFont)) / 2), o.height - 12 - text_h, kFont, kInk);
   if (!o.y_label.empty())
@@ -350,40 +350,65 @@ void write_line_plot(const std::vector<Series>& series, const PlotOptions& o, co
     draw_text(cv, o.title, x, 14, kFont * 1.25, kInk);
     draw_text(cv, o.title, x + 0.5, 14, kFont * 1.25, kInk);  // bold: drawn twice, half a pixel apart
   }
+}
 
-  // Legend: a box in the corner of the plot area that covers the fewest drawn points.
+// The legend: a box in the corner of the plot area that covers the fewest drawn points.
+void draw_legend(Canvas& cv, const Frame& f, const std::vector<Series>& series,
+                 const std::vector<std::vector<std::pair<double, double>>>& drawn) {
   double legend_w = 0;
   size_t entries = 0;
   for (const Series& s : series)
     if (!s.label.empty()) legend_w = std::max(legend_w, text_width(s.label, kFont)), ++entries;
-  if (entries > 0) {
-    const double row = text_h + 9, swatch = 26, pad = 8, inset = 10;
-    const double w = pad + swatch + 8 + legend_w + pad, h = pad + double(entries) * row - 9 + pad;
-    double best_x = R - inset - w, best_y = T + inset;
-    size_t best = std::numeric_limits<size_t>::max();
-    for (const auto& [cx, cy] : std::array<std::pair<double, double>, 4>{
-             {{R - inset - w, T + inset}, {L + inset, T + inset}, {R - inset - w, B - inset - h}, {L + inset, B - inset - h}}}) {
-      size_t covered = 0;
-      for (const auto& pts : drawn)
-        for (const auto& [px, py] : pts) covered += px >= cx - 4 && px <= cx + w + 4 && py >= cy - 4 && py <= cy + h + 4;
-      if (covered < best) best = covered, best_x = std::round(cx), best_y = std::round(cy);
-    }
-    const double x0 = best_x, y0 = best_y, x1 = best_x + w, y1 = best_y + h;
-    cv.whiten(x0 + 1, y0 + 1, x1 - 1, y1 - 1, 0.85);
-    cv.rect(x0, y0, x1, y0 + 1, kLegendEdge), cv.rect(x0, y1 - 1, x1, y1, kLegendEdge);
-    cv.rect(x0, y0 + 1, x0 + 1, y1 - 1, kLegendEdge), cv.rect(x1 - 1, y0 + 1, x1, y1 - 1, kLegendEdge);
-    double y = best_y + pad;
-    for (size_t k = 0; k < series.size(); ++k) {
-      const Series& s = series[k];
-      if (s.label.empty()) continue;
-      const Rgb c = s.color.value_or(plot_color(k));
-      const double mid = y + text_h / 2, x0 = best_x + pad;
-      if (s.line) cv.capsule(x0 + 1, mid, x0 + swatch - 1, mid, 1.0, c);
-      if (s.markers) cv.capsule(x0 + swatch / 2, mid, x0 + swatch / 2, mid, 3.5, c);
-      draw_text(cv, s.label, x0 + swatch + 8, y, kFont, kInk);
-      y += row;
-    }
+  if (entries == 0) return;
+  const double L = f.L, R = f.R, T = f.T, B = f.B, text_h = f.text_h;
+  const double row = text_h + 9, swatch = 26, pad = 8, inset = 10;
+  const double w = pad + swatch + 8 + legend_w + pad, h = pad + double(entries) * row - 9 + pad;
+  double best_x = R - inset - w, best_y = T + inset;
+  size_t best = std::numeric_limits<size_t>::max();
+  for (const auto& [cx, cy] : std::array<std::pair<double, double>, 4>{
+           {{R - inset - w, T + inset}, {L + inset, T + inset}, {R - inset - w, B - inset - h}, {L + inset, B - inset - h}}}) {
+    size_t covered = 0;
+    for (const auto& pts : drawn)
+      for (const auto& [px, py] : pts) covered += px >= cx - 4 && px <= cx + w + 4 && py >= cy - 4 && py <= cy + h + 4;
+    if (covered < best) best = covered, best_x = std::round(cx), best_y = std::round(cy);
   }
+  const double x0 = best_x, y0 = best_y, x1 = best_x + w, y1 = best_y + h;
+  cv.whiten(x0 + 1, y0 + 1, x1 - 1, y1 - 1, 0.85);
+  cv.rect(x0, y0, x1, y0 + 1, kLegendEdge), cv.rect(x0, y1 - 1, x1, y1, kLegendEdge);
+  cv.rect(x0, y0 + 1, x0 + 1, y1 - 1, kLegendEdge), cv.rect(x1 - 1, y0 + 1, x1, y1 - 1, kLegendEdge);
+  double y = best_y + pad;
+  for (size_t k = 0; k < series.size(); ++k) {
+    const Series& s = series[k];
+    if (s.label.empty()) continue;
+    const Rgb c = s.color.value_or(plot_color(k));
+    const double mid = y + text_h / 2, sx = best_x + pad;
+    if (s.line) cv.capsule(sx + 1, mid, sx + swatch - 1, mid, 1.0, c);
+    if (s.markers) cv.capsule(sx + swatch / 2, mid, sx + swatch / 2, mid, 3.5, c);
+    draw_text(cv, s.label, sx + swatch + 8, y, kFont, kInk);
+    y += row;
+  }
+}
+
+}  // namespace
+
+void write_line_plot(const std::vector<Series>& series, const PlotOptions& o, const std::string& png_path) {
+  constexpr const char* what = "write_line_plot";
+  LINTRA_CHECK(!series.empty(), "{}: no series to plot for '{}' (title '{}')", what, png_path, o.title);
+  LINTRA_CHECK(o.width >= 200 && o.width <= 8192 && o.height >= 200 && o.height <= 8192,
+               "{}: the plot size must be 200..8192 pixels per side, got {}x{}", what, o.width, o.height);
+  for (const Series& s : series)
+    LINTRA_CHECK(s.x.size() == s.y.size(), "{}: series '{}' has {} x values but {} y values", what, s.label,
+                 s.x.size(), s.y.size());
+  const Frame f = layout(series, o);
+  Canvas cv(o.width, o.height);
+  cv.clip_x0 = f.L, cv.clip_y0 = f.T, cv.clip_x1 = f.R, cv.clip_y1 = f.B;
+  draw_grid(cv, f);
+  std::vector<std::vector<std::pair<double, double>>> drawn;
+  for (size_t k = 0; k < series.size(); ++k)
+    drawn.push_back(draw_series(cv, f, series[k], series[k].color.value_or(plot_color(k))));
+  cv.clip_x0 = cv.clip_y0 = -1e9, cv.clip_x1 = cv.clip_y1 = 1e9;
+  draw_axes(cv, f, o);
+  draw_legend(cv, f, series, drawn);
   data::write_png_rgb(cv.downsample(), o.width, o.height, png_path);
 }
 

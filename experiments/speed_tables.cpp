@@ -192,8 +192,7 @@ int latency(const ReproduceCommand& cmd, const std::string& command) {
   return 0;
 }
 
-int scaling(const ReproduceCommand& cmd, const std::string& command) {
-  const auto t0 = std::chrono::steady_clock::now();
+bench::AttentionBenchOptions scaling_options(const ReproduceCommand& cmd) {
   bench::AttentionBenchOptions o;
   o.variants = {"softmax", "reformer:rounds=1", "reformer:rounds=4", "reformer:rounds=8", "causal-linear"};
   if (cmd.scale == "smoke") {
@@ -208,9 +207,13 @@ int scaling(const ReproduceCommand& cmd, const std::string& command) {
     o.max_n = 65536;
     o.min_seconds = 0.5;
   }
-  fs::create_directories(cmd.results_dir);
   o.json_path = fmt::format("{}/scaling-{}.json", cmd.results_dir, cmd.scale);
-  auto rows = bench::run_attention_benchmark(o);
+  return o;
+}
+
+// The two log–log plots of Figure 1 (time, memory per sample against N); returns their file names.
+std::pair<std::string, std::string> scaling_plots(const std::vector<bench::AttentionBenchRow>& rows,
+                                                  const ReproduceCommand& cmd) {
   std::map<std::string, std::pair<Series, Series>> by_variant;
   std::vector<std::string> order;
   for (const auto& r : rows) {
@@ -236,19 +239,11 @@ int scaling(const ReproduceCommand& cmd, const std::string& command) {
   write_line_plot(ms, {.title = "attention forward + backward: peak memory per sample (Figure 1, right)",
                        .x_label = "sequence length N", .y_label = "MB per sample", .log_x = true, .log_y = true},
                   cmd.results_dir + "/" + mpng);
-  std::string md = fmt::format("# Attention time and memory against sequence length (Figure 1) — scale `{}`\n\n", cmd.scale);
-  md += fmt::format("Produced by `{}`; numbers are measured by that command and never edited by hand. The paper's "
-                    "Figure 1 (a GTX 1080 Ti) gives no numbers, only curves and the largest N that fit in 11 GB: "
-                    "softmax 4,096, lsh-4 and lsh-8 16,384, linear beyond. Here: the attention alone (no projections), "
-                    "{} heads × {} per head, causal where the variant allows, B = max(1, {} / N), sizes whose "
-                    "predicted memory exceeds {:.0f} MB skipped. Raw rows: `scaling-{}.json`.\n\n",
-                    command, o.heads, o.dim, o.tokens, o.memory_cap_mb, cmd.scale);
-  md += "| variant | N | batch | ms per sample | MB per sample |\n|---|---|---|---|---|\n";
-  for (const auto& r : rows)
-    md += fmt::format("| {} | {} | {} | {} | {} |\n", r.variant, r.n, r.batch,
-                      r.skipped ? "skipped" : fmt::format("{:.3f}", r.ms_per_sample),
-                      r.skipped ? (r.note.empty() ? "skipped" : r.note) : fmt::format("{:.2f}", r.mb_per_sample));
-  // The paper's finding: linear is faster and smaller than every baseline at every N.
+  return {tpng, mpng};
+}
+
+// The paper's finding: linear is faster and smaller than every baseline at every N.
+std::string scaling_finding(const std::vector<bench::AttentionBenchRow>& rows) {
   std::map<int64_t, std::map<std::string, std::pair<double, double>>> at;
   for (const auto& r : rows)
     if (!r.skipped && r.ms_per_sample > 0) at[r.n][r.variant] = {r.ms_per_sample, r.mb_per_sample};
@@ -268,9 +263,30 @@ int scaling(const ReproduceCommand& cmd, const std::string& command) {
     if (r.variant == "causal-linear") max_linear = std::max(max_linear, r.n);
     if (r.variant == "softmax") max_softmax = std::max(max_softmax, r.n);
   }
-  md += fmt::format("\n## The paper's finding at this scale\n\n- linear is faster and needs less memory than every "
-                    "baseline at every N where both ran: {} ({} of {} lengths).\n- longest N run: linear {}, softmax {}.\n",
-                    n_ok == n_all && n_all > 0 ? "**holds**" : "**does not hold**", n_ok, n_all, max_linear, max_softmax);
+  return fmt::format("\n## The paper's finding at this scale\n\n- linear is faster and needs less memory than every "
+                     "baseline at every N where both ran: {} ({} of {} lengths).\n- longest N run: linear {}, softmax {}.\n",
+                     n_ok == n_all && n_all > 0 ? "**holds**" : "**does not hold**", n_ok, n_all, max_linear, max_softmax);
+}
+
+int scaling(const ReproduceCommand& cmd, const std::string& command) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fs::create_directories(cmd.results_dir);
+  const bench::AttentionBenchOptions o = scaling_options(cmd);
+  const auto rows = bench::run_attention_benchmark(o);
+  const auto [tpng, mpng] = scaling_plots(rows, cmd);
+  std::string md = fmt::format("# Attention time and memory against sequence length (Figure 1) — scale `{}`\n\n", cmd.scale);
+  md += fmt::format("Produced by `{}`; numbers are measured by that command and never edited by hand. The paper's "
+                    "Figure 1 (a GTX 1080 Ti) gives no numbers, only curves and the largest N that fit in 11 GB: "
+                    "softmax 4,096, lsh-4 and lsh-8 16,384, linear beyond. Here: the attention alone (no projections), "
+                    "{} heads × {} per head, causal where the variant allows, B = max(1, {} / N), sizes whose "
+                    "predicted memory exceeds {:.0f} MB skipped. Raw rows: `scaling-{}.json`.\n\n",
+                    command, o.heads, o.dim, o.tokens, o.memory_cap_mb, cmd.scale);
+  md += "| variant | N | batch | ms per sample | MB per sample |\n|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", r.variant, r.n, r.batch,
+                      r.skipped ? "skipped" : fmt::format("{:.3f}", r.ms_per_sample),
+                      r.skipped ? (r.note.empty() ? "skipped" : r.note) : fmt::format("{:.2f}", r.mb_per_sample));
+  md += scaling_finding(rows);
   md += fmt::format("\n![time per sample]({})\n\n![memory per sample]({})\n", tpng, mpng);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   md += machine_section(command, wall);

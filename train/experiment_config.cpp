@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "train/config/bound_section.h"
 
 namespace lintra::train {
 
@@ -41,6 +42,56 @@ Schema attention_params_schema(const std::string& type) {
     }
     if (!has_default) f->optional();
   }
+  return s;
+}
+
+// The optim, schedule and train sections: each key declared once with the options member it fills.
+BoundSection<OptimizerOptions> optim_section() {
+  using O = OptimizerOptions;
+  BoundSection<O> s("the optimizer");
+  s.add_enum("name", &O::name, {"sgd", "adam", "radam"}, "radam", "optimizer (radam as the paper's code)");
+  s.add_double("lr", &O::lr, 1e-3, "learning rate").greater_than(0);
+  s.add_double("beta1", &O::beta1, 0.9, "adam/radam β1").range(0, 0.999999);
+  s.add_double("beta2", &O::beta2, 0.999, "adam/radam β2").range(0, 0.999999);
+  s.add_double("eps", &O::eps, 1e-8, "adam/radam ε").min(0);
+  s.add_double("weight_decay", &O::weight_decay, 0.01, "decoupled weight decay (p ← p − lr·wd·p)").min(0);
+  s.add_double("max_grad_norm", &O::max_grad_norm, 1.0, "per-tensor gradient-norm clipping inside the step (0: off)").min(0);
+  s.add_double("momentum", &O::momentum, 0.0, "sgd momentum").range(0, 1);
+  // Read by the trainer (TrainOptions::global_clip), which clips before the optimizer sees the gradients.
+  s.schema().add_double("global_clip", 0.0, "global gradient-norm clipping before the step (0: off)").min(0);
+  return s;
+}
+
+BoundSection<ScheduleOptions> schedule_section() {
+  using S = ScheduleOptions;
+  BoundSection<S> s("the learning-rate schedule");
+  s.add_enum("name", &S::name, {"constant", "step", "plateau"}, "constant", "schedule");
+  s.add_list_int("milestones", &S::milestones, {}, "step: updates after which lr is multiplied by factor").min(1);
+  s.add_double("factor", &S::factor, 0.1, "step/plateau: multiplier").greater_than(0).max(1);
+  s.add_int("patience", &S::patience, 2, "plateau: evaluations without improvement before a drop").min(0);
+  s.add_double("threshold", &S::threshold, 1e-3, "plateau: relative improvement that counts").min(0);
+  s.add_string("monitor", &S::monitor, "",
+               "plateau: the evaluation metric it watches, lower is better (empty: train.best_metric, else the "
+               "model's)");
+  s.add_int("warmup_steps", &S::warmup_steps, 0, "linear warm-up updates").min(0);
+  return s;
+}
+
+BoundSection<TrainOptions> train_section() {
+  using T = TrainOptions;
+  BoundSection<T> s("the training loop");
+  s.add_int("steps", &T::steps, 1000, "optimizer updates in total").min(1);
+  s.add_int("grad_accum", &T::grad_accum, 1, "batches whose gradients are summed per update").min(1);
+  s.add_int("eval_every", &T::eval_every, 0, "evaluate every N updates (0: only at the end)").min(0);
+  s.add_int("eval_batches", &T::eval_batches, 20, "batches per evaluation").min(1);
+  s.add_int("log_every", &T::log_every, 50, "write a training metrics line every N updates").min(1);
+  s.add_int("checkpoint_every", &T::checkpoint_every, 0, "checkpoint every N updates (0: only at the end)").min(0);
+  s.add_int("keep_last", &T::keep_last, 3, "newest checkpoints kept").min(1);
+  s.add_int("keep_every", &T::keep_every, 0, "also keep checkpoints at multiples of N updates (0: none)").min(0);
+  s.add_string("best_metric", &T::best_metric, "", "evaluation metric for best.h5, lower is better (empty: the model's)");
+  s.add_enum("nan_policy", &T::nan_policy, {"error", "skip"}, "error",
+             "a non-finite loss or gradient: stop, or skip the update");
+  s.add_int("max_nan_skips", &T::max_nan_skips, 10, "skip: consecutive skipped updates before stopping").min(1);
   return s;
 }
 
@@ -88,43 +139,9 @@ Schema experiment_schema() {
                        "attention variant (a registry name)", attention_params_schema));
   top.add_section("model", model, "the network");
 
-  Schema optim("the optimizer");
-  optim.add_enum("name", {"sgd", "adam", "radam"}, "radam", "optimizer (radam as the paper's code)");
-  optim.add_double("lr", 1e-3, "learning rate").greater_than(0);
-  optim.add_double("beta1", 0.9, "adam/radam β1").range(0, 0.999999);
-  optim.add_double("beta2", 0.999, "adam/radam β2").range(0, 0.999999);
-  optim.add_double("eps", 1e-8, "adam/radam ε").min(0);
-  optim.add_double("weight_decay", 0.01, "decoupled weight decay (p ← p − lr·wd·p)").min(0);
-  optim.add_double("max_grad_norm", 1.0, "per-tensor gradient-norm clipping inside the step (0: off)").min(0);
-  optim.add_double("momentum", 0.0, "sgd momentum").range(0, 1);
-  optim.add_double("global_clip", 0.0, "global gradient-norm clipping before the step (0: off)").min(0);
-  top.add_section("optim", optim, "the optimizer");
-
-  Schema sched("the learning-rate schedule");
-  sched.add_enum("name", {"constant", "step", "plateau"}, "constant", "schedule");
-  sched.add_list_int("milestones", {}, "step: updates after which lr is multiplied by factor").min(1);
-  sched.add_double("factor", 0.1, "step/plateau: multiplier").greater_than(0).max(1);
-  sched.add_int("patience", 2, "plateau: evaluations without improvement before a drop").min(0);
-  sched.add_double("threshold", 1e-3, "plateau: relative improvement that counts").min(0);
-  sched.add_string("monitor", "",
-                   "plateau: the evaluation metric it watches, lower is better (empty: train.best_metric, else the "
-                   "model's)");
-  sched.add_int("warmup_steps", 0, "linear warm-up updates").min(0);
-  top.add_section("schedule", sched, "the learning-rate schedule");
-
-  Schema train("the training loop");
-  train.add_int("steps", 1000, "optimizer updates in total").min(1);
-  train.add_int("grad_accum", 1, "batches whose gradients are summed per update").min(1);
-  train.add_int("eval_every", 0, "evaluate every N updates (0: only at the end)").min(0);
-  train.add_int("eval_batches", 20, "batches per evaluation").min(1);
-  train.add_int("log_every", 50, "write a training metrics line every N updates").min(1);
-  train.add_int("checkpoint_every", 0, "checkpoint every N updates (0: only at the end)").min(0);
-  train.add_int("keep_last", 3, "newest checkpoints kept").min(1);
-  train.add_int("keep_every", 0, "also keep checkpoints at multiples of N updates (0: none)").min(0);
-  train.add_string("best_metric", "", "evaluation metric for best.h5, lower is better (empty: the model's)");
-  train.add_enum("nan_policy", {"error", "skip"}, "error", "a non-finite loss or gradient: stop, or skip the update");
-  train.add_int("max_nan_skips", 10, "skip: consecutive skipped updates before stopping").min(1);
-  top.add_section("train", train, "the training loop");
+  top.add_section("optim", optim_section().schema(), "the optimizer");
+  top.add_section("schedule", schedule_section().schema(), "the learning-rate schedule");
+  top.add_section("train", train_section().schema(), "the training loop");
   return top;
 }
 
@@ -140,47 +157,16 @@ Config load_experiment_config(const std::vector<std::string>& files, const std::
   return load_config(experiment_schema(), files, overrides);
 }
 
-OptimizerOptions optimizer_options(const Config& cfg) {
-  Config o = cfg.section("optim");
-  OptimizerOptions r;
-  r.name = o.get_string("name");
-  r.lr = o.get_double("lr");
-  r.beta1 = o.get_double("beta1");
-  r.beta2 = o.get_double("beta2");
-  r.eps = o.get_double("eps");
-  r.weight_decay = o.get_double("weight_decay");
-  r.max_grad_norm = o.get_double("max_grad_norm");
-  r.momentum = o.get_double("momentum");
-  return r;
-}
+OptimizerOptions optimizer_options(const Config& cfg) { return optim_section().read(cfg.section("optim")); }
 
 ScheduleOptions schedule_options(const Config& cfg) {
-  Config s = cfg.section("schedule");
-  ScheduleOptions r;
-  r.name = s.get_string("name");
+  ScheduleOptions r = schedule_section().read(cfg.section("schedule"));
   r.base_lr = cfg.get_double("optim.lr");
-  r.milestones = s.get_list_int("milestones");
-  r.factor = s.get_double("factor");
-  r.patience = s.get_int("patience");
-  r.threshold = s.get_double("threshold");
-  r.warmup_steps = s.get_int("warmup_steps");
   return r;
 }
 
 TrainOptions train_options(const Config& cfg) {
-  Config t = cfg.section("train");
-  TrainOptions r;
-  r.steps = t.get_int("steps");
-  r.grad_accum = t.get_int("grad_accum");
-  r.eval_every = t.get_int("eval_every");
-  r.eval_batches = t.get_int("eval_batches");
-  r.log_every = t.get_int("log_every");
-  r.checkpoint_every = t.get_int("checkpoint_every");
-  r.keep_last = t.get_int("keep_last");
-  r.keep_every = t.get_int("keep_every");
-  r.best_metric = t.get_string("best_metric");
-  r.nan_policy = t.get_string("nan_policy");
-  r.max_nan_skips = t.get_int("max_nan_skips");
+  TrainOptions r = train_section().read(cfg.section("train"));
   r.global_clip = cfg.get_double("optim.global_clip");
   return r;
 }

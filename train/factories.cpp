@@ -1,5 +1,7 @@
 #include "train/factories.h"
 
+#include <functional>
+
 #include "data/cache.h"
 #include "data/images/cifar.h"
 #include "data/copy/copy_task.h"
@@ -54,56 +56,68 @@ std::filesystem::path speech_corpus_dir(const Config& cfg) {
   return p.is_absolute() ? p : root / p;
 }
 
+namespace {
+
+// The copy task: three disjoint seeded draws (train, eval, test) of synthetic sequences.
+DataSplits copy_task_splits(const Config& d, uint64_t seed, bool with_test) {
+  data::CopyTaskOptions o;
+  o.max_length = d.get_int("max_length");
+  o.size = d.get_int("train_size") > 0 ? d.get_int("train_size") : 100000;
+  o.seed = seed;
+  DataSplits s;
+  s.train = std::make_unique<data::CopyTaskDataset>(o);
+  o.size = d.get_int("eval_size") > 0 ? d.get_int("eval_size") : 1280;
+  o.seed = seed + 0x5eed;  // evaluation sequences are drawn apart from the training ones
+  s.eval = std::make_unique<data::CopyTaskDataset>(o);
+  if (with_test) {
+    o.seed = seed + 0x7e57;  // a third, disjoint draw for `lintra eval`
+    s.test = std::make_unique<data::CopyTaskDataset>(o);
+  }
+  return s;
+}
+
+// A data set read from files: the folder it lives in, how one split is opened, and the names of
+// the splits the trainer learns from, evaluates on while training, and `lintra eval` reports.
+struct SplitFiles {
+  fs::path dir;
+  std::function<std::unique_ptr<data::Dataset>(const fs::path& dir, const std::string& split)> open;
+  const char* train;
+  const char* eval;
+  const char* test;
+};
+
+template <typename D>
+std::unique_ptr<data::Dataset> open_split(const fs::path& dir, const std::string& split) {
+  return std::make_unique<D>(dir, split);
+}
+
+SplitFiles split_files(const Config& cfg) {
+  const std::string name = cfg.get_string("data.name");
+  const fs::path root = data::data_root(cfg.get_string("data.root"));
+  if (name == "mnist") return {root / "mnist", open_split<data::MnistDataset>, "train", "test", "test"};
+  if (name == "fashion-mnist") {
+    // Debian's dataset-fashion-mnist (gzipped IDX), unless a copy sits in the data cache.
+    const fs::path dir = fs::exists(root / "fashion-mnist") ? root / "fashion-mnist" : fs::path(kDebianFashionMnist);
+    return {dir, open_split<data::MnistDataset>, "train", "test", "test"};
+  }
+  if (name == "cifar10") return {root / "cifar10", open_split<data::Cifar10Dataset>, "train", "test", "test"};
+  // photos32: CIFAR-10's format, made by `lintra data prepare photos32`.
+  if (name == "photos32") return {root / "photos32", open_split<data::Cifar10Dataset>, "train", "test", "test"};
+  if (name == "espeak-speech" || name == "speech")
+    return {speech_corpus_dir(cfg), open_split<data::SpeechDataset>, "train", "dev", "test"};
+  LINTRA_FAIL("data.name: unknown data set '{}'", name);
+}
+
+}  // namespace
+
 DataSplits build_data(const Config& cfg, bool with_test) {
   Config d = cfg.section("data");
-  const std::string name = d.get_string("name");
-  const uint64_t seed = uint64_t(cfg.get_int("seed"));
+  if (d.get_string("name") == "copy") return copy_task_splits(d, uint64_t(cfg.get_int("seed")), with_test);
+  const SplitFiles f = split_files(cfg);
   DataSplits s;
-  if (name == "copy") {
-    data::CopyTaskOptions o;
-    o.max_length = d.get_int("max_length");
-    o.size = d.get_int("train_size") > 0 ? d.get_int("train_size") : 100000;
-    o.seed = seed;
-    s.train = std::make_unique<data::CopyTaskDataset>(o);
-    o.size = d.get_int("eval_size") > 0 ? d.get_int("eval_size") : 1280;
-    o.seed = seed + 0x5eed;  // evaluation sequences are drawn apart from the training ones
-    s.eval = std::make_unique<data::CopyTaskDataset>(o);
-    if (with_test) {
-      o.seed = seed + 0x7e57;  // a third, disjoint draw for `lintra eval`
-      s.test = std::make_unique<data::CopyTaskDataset>(o);
-    }
-    return s;
-  }
-  auto root = data::data_root(d.get_string("root"));
-  if (name == "mnist") {
-    s.train = std::make_unique<data::MnistDataset>((root / "mnist").string(), "train");
-    s.eval = std::make_unique<data::MnistDataset>((root / "mnist").string(), "test");
-    if (with_test) s.test = std::make_unique<data::MnistDataset>((root / "mnist").string(), "test");
-  } else if (name == "fashion-mnist") {
-    // Debian's dataset-fashion-mnist (gzipped IDX), unless a copy sits in the data cache.
-    const auto dir = fs::exists(root / "fashion-mnist") ? root / "fashion-mnist" : fs::path(kDebianFashionMnist);
-    s.train = std::make_unique<data::MnistDataset>(dir.string(), "train");
-    s.eval = std::make_unique<data::MnistDataset>(dir.string(), "test");
-    if (with_test) s.test = std::make_unique<data::MnistDataset>(dir.string(), "test");
-  } else if (name == "cifar10") {
-    s.train = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "train");
-    s.eval = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "test");
-    if (with_test) s.test = std::make_unique<data::Cifar10Dataset>((root / "cifar10").string(), "test");
-  } else if (name == "photos32") {  // CIFAR-10's format, made by `lintra data prepare photos32`
-    s.train = std::make_unique<data::Cifar10Dataset>(root / "photos32", "train");
-    s.eval = std::make_unique<data::Cifar10Dataset>(root / "photos32", "test");
-    if (with_test) s.test = std::make_unique<data::Cifar10Dataset>(root / "photos32", "test");
-  } else if (name == "espeak-speech" || name == "speech") {
-    const auto dir = speech_corpus_dir(cfg);
-    s.train = std::make_unique<data::SpeechDataset>(dir, "train");
-    s.eval = std::make_unique<data::SpeechDataset>(dir, "dev");
-    if (with_test) s.test = std::make_unique<data::SpeechDataset>(dir, "test");
-  } else {
-    LINTRA_FAIL("data.name: unknown data set '{}'", name);
-  }
-  s.train = limit(std::move(s.train), d.get_int("train_size"));
-  s.eval = limit(std::move(s.eval), d.get_int("eval_size"));
-  if (s.test) s.test = limit(std::move(s.test), d.get_int("eval_size"));
+  s.train = limit(f.open(f.dir, f.train), d.get_int("train_size"));
+  s.eval = limit(f.open(f.dir, f.eval), d.get_int("eval_size"));
+  if (with_test) s.test = limit(f.open(f.dir, f.test), d.get_int("eval_size"));
   return s;
 }
 

@@ -76,7 +76,8 @@ Trainer::Trainer(Config cfg, const TrainCommand& cmd)
   optimizer_ = make_optimizer(params_, optimizer_options(cfg_));
   loader_ = std::make_unique<data::DataLoader>(*data_.train, training_loader_options(cfg_));
   best_metric_ = options_.best_metric.empty() ? model_->primary_metric() : options_.best_metric;
-  monitored_metric_ = cfg_.get_string("schedule.monitor").empty() ? best_metric_ : cfg_.get_string("schedule.monitor");
+  const std::string monitor = schedule_options(cfg_).monitor;
+  monitored_metric_ = monitor.empty() ? best_metric_ : monitor;
   resume();
 }
 

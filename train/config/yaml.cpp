@@ -307,53 +307,40 @@ bool is_override(std::string_view arg) {
   return true;
 }
 
-void apply_override(Config& cfg, std::string_view override_arg, const Schema* schema) {
-  const std::string arg(override_arg);
-  if (!is_override(arg)) {
-    throw Error(
-        fmt::format("`{}` is not an override; expected key.subkey=value (or +key.subkey=value "
-                    "to add a key)",
-                    arg));
-  }
-  const bool add = arg[0] == '+';
-  const size_t eq = arg.find('=');
-  const std::string key = arg.substr(add ? 1 : 0, eq - (add ? 1 : 0));
-  const std::vector<std::string> parts = split_key(key);
-  const Origin origin = Origin::override_arg(arg);
-  ConfigNode value = parse_override_value(std::string_view(arg).substr(eq + 1), arg);
+namespace {
 
-  if (!add && !cfg.has(key)) {
-    SchemaLookup look = schema ? lookup_in_schema(*schema, cfg, parts) : SchemaLookup{};
-    if (!(look.found && (look.has_default || look.required))) {
-      std::string msg;
-      if (look.found) {
-        msg = fmt::format("{}: {}: not set in the config files and has no default\n  write `+{}` to add it",
-                          origin.str(), key, arg);
-      } else {
-        // Suggest among the keys the files set and the keys the schema knows, at that level.
-        std::string parent = key.substr(0, key.size() - parts.back().size());
-        if (!parent.empty()) parent.pop_back();
-        std::vector<std::string> names = look.names_at_parent;
-        const ConfigNode* in_tree = parent.empty() ? &cfg.node() : cfg.find(parent);
-        if (in_tree && in_tree->is_mapping()) {
-          for (const auto& e : in_tree->entries) {
-            if (std::find(names.begin(), names.end(), e.key) == names.end()) names.push_back(e.key);
-          }
-        }
-        msg = fmt::format("{}: {}: no such key in the config", origin.str(), key);
-        if (auto close = did_you_mean(parts.back(), names); !close.empty()) {
-          msg += fmt::format("; did you mean '{}'?", join_key(parent, close[0]));
-        }
-        if (!names.empty()) {
-          msg += fmt::format("\n  valid keys in {}: {}", parent.empty() ? "the config" : "'" + parent + "'",
-                             join(names, ", "));
-        }
-        msg += fmt::format("\n  (`+{}` adds a key that the files do not set and the schema allows)", arg);
-      }
-      throw Error(msg);
+// The error for `key=value` when key is in neither the files nor (with a default) the schema.
+std::string unknown_override_message(const Config& cfg, const std::string& arg, const std::string& key,
+                                     const std::vector<std::string>& parts, const SchemaLookup& look,
+                                     const Origin& origin) {
+  if (look.found) {
+    return fmt::format("{}: {}: not set in the config files and has no default\n  write `+{}` to add it",
+                       origin.str(), key, arg);
+  }
+  // Suggest among the keys the files set and the keys the schema knows, at that level.
+  std::string parent = key.substr(0, key.size() - parts.back().size());
+  if (!parent.empty()) parent.pop_back();
+  std::vector<std::string> names = look.names_at_parent;
+  const ConfigNode* in_tree = parent.empty() ? &cfg.node() : cfg.find(parent);
+  if (in_tree && in_tree->is_mapping()) {
+    for (const auto& e : in_tree->entries) {
+      if (std::find(names.begin(), names.end(), e.key) == names.end()) names.push_back(e.key);
     }
   }
+  std::string msg = fmt::format("{}: {}: no such key in the config", origin.str(), key);
+  if (auto close = did_you_mean(parts.back(), names); !close.empty()) {
+    msg += fmt::format("; did you mean '{}'?", join_key(parent, close[0]));
+  }
+  if (!names.empty()) {
+    msg += fmt::format("\n  valid keys in {}: {}", parent.empty() ? "the config" : "'" + parent + "'",
+                       join(names, ", "));
+  }
+  return msg + fmt::format("\n  (`+{}` adds a key that the files do not set and the schema allows)", arg);
+}
 
+// The mapping that holds the last part of `parts`, made (as empty mappings) where it is missing.
+ConfigNode& parent_mapping(Config& cfg, const std::string& key, const std::vector<std::string>& parts,
+                           const Origin& origin) {
   ConfigNode* node = &cfg.mutable_node();
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     ConfigNode::Entry* e = node->find_entry(parts[i]);
@@ -371,11 +358,36 @@ void apply_override(Config& cfg, std::string_view override_arg, const Schema* sc
       node = &e->value;
     }
   }
-  if (ConfigNode::Entry* e = node->find_entry(parts.back())) {
+  return *node;
+}
+
+}  // namespace
+
+void apply_override(Config& cfg, std::string_view override_arg, const Schema* schema) {
+  const std::string arg(override_arg);
+  if (!is_override(arg)) {
+    throw Error(
+        fmt::format("`{}` is not an override; expected key.subkey=value (or +key.subkey=value "
+                    "to add a key)",
+                    arg));
+  }
+  const bool add = arg[0] == '+';
+  const size_t eq = arg.find('=');
+  const std::string key = arg.substr(add ? 1 : 0, eq - (add ? 1 : 0));
+  const std::vector<std::string> parts = split_key(key);
+  const Origin origin = Origin::override_arg(arg);
+  ConfigNode value = parse_override_value(std::string_view(arg).substr(eq + 1), arg);
+  if (!add && !cfg.has(key)) {
+    SchemaLookup look = schema ? lookup_in_schema(*schema, cfg, parts) : SchemaLookup{};
+    if (!(look.found && (look.has_default || look.required)))
+      throw Error(unknown_override_message(cfg, arg, key, parts, look, origin));
+  }
+  ConfigNode& node = parent_mapping(cfg, key, parts, origin);
+  if (ConfigNode::Entry* e = node.find_entry(parts.back())) {
     merge_config(e->value, value);
     e->key_origin = origin;
   } else {
-    node->set(parts.back(), std::move(value), origin);
+    node.set(parts.back(), std::move(value), origin);
   }
 }
 

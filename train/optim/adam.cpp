@@ -5,24 +5,16 @@
 #include <cmath>
 #include <memory>
 
-#include "train/optim/optimizer.h"
+#include "train/optim/adam_family.h"
 
 namespace lintra::train {
 
 namespace {
 
-class Adam : public Optimizer {
+class Adam : public AdamFamily {
  public:
-  Adam(std::vector<NamedParam> params, const OptimizerOptions& o)
-      : Optimizer(std::move(params), o.lr, o.max_grad_norm), o_(o) {
-    add_slot("exp_avg");
-    add_slot("exp_avg_sq");
-  }
+  using AdamFamily::AdamFamily;
   std::string type() const override { return "adam"; }
-  std::map<std::string, double> hparams() const override {
-    return {{"lr", lr_}, {"beta1", o_.beta1}, {"beta2", o_.beta2}, {"eps", o_.eps}, {"weight_decay", o_.weight_decay},
-            {"max_grad_norm", max_grad_norm_}};
-  }
 
  protected:
   void update(size_t i, Tensor& p, const Tensor& g) override {
@@ -43,9 +35,6 @@ class Adam : public Optimizer {
       }
     });
   }
-
- private:
-  OptimizerOptions o_;
 };
 
 }  // namespace

@@ -9,23 +9,16 @@
 #include <cmath>
 #include <memory>
 
-#include "train/optim/optimizer.h"
+#include "train/optim/adam_family.h"
 
 namespace lintra::train {
 
 namespace {
 
-class RAdam : public Optimizer {
+class RAdam : public AdamFamily {
  public:
-  RAdam(std::vector<NamedParam> params, const OptimizerOptions& o) : Optimizer(std::move(params), o.lr, o.max_grad_norm), o_(o) {
-    add_slot("exp_avg");
-    add_slot("exp_avg_sq");
-  }
+  using AdamFamily::AdamFamily;
   std::string type() const override { return "radam"; }
-  std::map<std::string, double> hparams() const override {
-    return {{"lr", lr_}, {"beta1", o_.beta1}, {"beta2", o_.beta2}, {"eps", o_.eps}, {"weight_decay", o_.weight_decay},
-            {"max_grad_norm", max_grad_norm_}};
-  }
 
  protected:
   void update(size_t i, Tensor& p, const Tensor& g) override {
@@ -61,9 +54,6 @@ class RAdam : public Optimizer {
       }
     });
   }
-
- private:
-  OptimizerOptions o_;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@ struct ScheduleOptions {
   double threshold = 1e-3;          // plateau: relative improvement that counts
   double min_lr = 0;                // plateau
   int64_t warmup_steps = 0;
+  std::string monitor;              // plateau: the evaluation metric observe() is given (empty: the trainer's best metric)
 };
 
 class Schedule {

@@ -12,6 +12,7 @@
 
 #include "nn/models/image_generation.h"
 #include "nn/models/image_model.h"
+#include "tests/nn/models/plain_adam.h"
 #include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
@@ -93,34 +94,6 @@ TEST(NnImageModel, LossIsMixtureNllOfShiftedInputs) {
   EXPECT_LT(bpd, 10.0);
 }
 
-// Plain Adam (Kingma & Ba), written here so that tests/nn does not depend on train/.
-struct TestAdam {
-  std::vector<Var> params;
-  std::vector<Tensor> m, v;
-  double lr, b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  int64_t t = 0;
-  TestAdam(std::vector<Var> p, double lr_) : params(std::move(p)), lr(lr_) {
-    for (const Var& x : params) {
-      m.push_back(Tensor::zeros(x.shape(), x.dtype()));
-      v.push_back(Tensor::zeros(x.shape(), x.dtype()));
-    }
-  }
-  void step() {
-    NoGradGuard no_grad;
-    ++t;
-    const double c1 = 1 - std::pow(b1, double(t)), c2 = 1 - std::pow(b2, double(t));
-    for (size_t i = 0; i < params.size(); ++i) {
-      const Tensor& g = params[i].grad();
-      if (!g.defined()) continue;
-      m[i] = ops::add(ops::mul(m[i], b1), ops::mul(g, 1 - b1));
-      v[i] = ops::add(ops::mul(v[i], b2), ops::mul(ops::square(g), 1 - b2));
-      Tensor update = ops::div(ops::mul(m[i], lr / c1), ops::add(ops::sqrt(ops::mul(v[i], 1 / c2)), eps));
-      params[i].set_data(ops::sub(params[i].data(), update));
-      params[i].zero_grad();
-    }
-  }
-};
-
 // The whole model trains: 4 images of 8×8 (L = 64, 63 predicted pixels each), 1 layer, d_model 32,
 // causal-linear, no dropout, plain Adam at lr 3e-3. The loss starts near 1.5 nats (most pixels are
 // black, an edge bin) and must fall below 0.25 nats per sub-pixel within 300 steps (observed 0.14
@@ -141,7 +114,7 @@ TEST(NnImageModel, OverfitsOneBatch) {
     for (double p : hist) entropy -= p > 0 ? p * std::log(p) : 0;
     EXPECT_GT(entropy, 1.6 * kThreshold) << "the batch became too easy for the threshold to mean anything";
   }
-  TestAdam adam(m.parameters(), 3e-3);
+  auto adam = testing::plain_adam(m, 3e-3);
   double first = 0, last = 0;
   int reached = -1;
   for (int step = 0; step < kSteps; ++step) {
@@ -150,8 +123,9 @@ TEST(NnImageModel, OverfitsOneBatch) {
     ASSERT_TRUE(std::isfinite(last)) << "step " << step;
     if (step == 0) first = last;
     if (last < kThreshold && reached < 0) reached = step;
+    adam->zero_grad();
     out.loss.backward();
-    adam.step();
+    adam->step();
   }
   std::printf("overfit: loss %.4f -> %.4f nats (%.4f bits/dim) after %d steps; first below %.2f at step %d\n", first,
               last, last / std::log(2.0), kSteps, kThreshold, reached);

@@ -11,6 +11,7 @@
 
 #include "nn/losses/ctc.h"
 #include "nn/models/speech_model.h"
+#include "tests/nn/models/plain_adam.h"
 #include "tests/nn/nn_test_util.h"
 
 namespace lintra::nn {
@@ -123,39 +124,11 @@ TEST(NnSpeechModel, Errors) {
   EXPECT_HAS(error_of([&] { m.loss(batch); }), "features must be (B, T, 10)");
 }
 
-// Plain Adam (Kingma & Ba), written here so that tests/nn does not depend on train/.
-struct TestAdam {
-  std::vector<Var> params;
-  std::vector<Tensor> m, v;
-  double lr, b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  int64_t t = 0;
-  TestAdam(std::vector<Var> p, double lr_) : params(std::move(p)), lr(lr_) {
-    for (const Var& x : params) {
-      m.push_back(Tensor::zeros(x.shape(), x.dtype()));
-      v.push_back(Tensor::zeros(x.shape(), x.dtype()));
-    }
-  }
-  void step() {
-    NoGradGuard no_grad;
-    ++t;
-    const double c1 = 1 - std::pow(b1, double(t)), c2 = 1 - std::pow(b2, double(t));
-    for (size_t i = 0; i < params.size(); ++i) {
-      const Tensor& g = params[i].grad();
-      if (!g.defined()) continue;
-      m[i] = ops::add(ops::mul(m[i], b1), ops::mul(g, 1 - b1));
-      v[i] = ops::add(ops::mul(v[i], b2), ops::mul(ops::square(g), 1 - b2));
-      Tensor update = ops::div(ops::mul(m[i], lr / c1), ops::add(ops::sqrt(ops::mul(v[i], 1 / c2)), eps));
-      params[i].set_data(ops::sub(params[i].data(), update));
-      params[i].zero_grad();
-    }
-  }
-};
-
 // Trains on the one synthetic batch; returns the last loss and checks the PER reached 0.
 void overfit(SpeechModel& m, int steps, double lr, double threshold, const char* name) {
   m.train();
   ModelBatch batch = synthetic_batch();
-  TestAdam adam(m.parameters(), lr);
+  auto adam = testing::plain_adam(m, lr);
   double first = 0, last = 0;
   ModelOutput out;
   for (int step = 0; step < steps; ++step) {
@@ -163,8 +136,9 @@ void overfit(SpeechModel& m, int steps, double lr, double threshold, const char*
     last = out.loss.item();
     ASSERT_TRUE(std::isfinite(last)) << name << " step " << step;
     if (step == 0) first = last;
+    adam->zero_grad();
     out.loss.backward();
-    adam.step();
+    adam->step();
   }
   out = m.loss(batch);
   last = out.loss.item();
