@@ -93,7 +93,7 @@ pid_t spawn(const std::string& cmd) {
 
 }  // namespace
 
-TEST(train_e2e, copy_run_learns_writes_metrics_and_checkpoints_that_eval_and_info_read) {
+TEST(AppEndToEnd, CopyRunLearnsWritesMetricsAndCheckpointsThatEvalAndInfoRead) {
   TempDir t;
   const std::string dir = t.path() + "/run";
   Result r = run(kLintra + " train " + kSource + "/configs/copy/smoke/softmax.yaml threads=1 train.steps=200 schedule.name=constant model.dropout=0 "
@@ -126,7 +126,7 @@ TEST(train_e2e, copy_run_learns_writes_metrics_and_checkpoints_that_eval_and_inf
   EXPECT_EQ(again.output, ss.str());
 }
 
-TEST(train_e2e, same_seed_gives_bitwise_identical_runs) {
+TEST(AppEndToEnd, SameSeedGivesBitwiseIdenticalRuns) {
   TempDir t;
   ASSERT_EQ(run(train_cmd(t.path() + "/a")).status, 0);
   ASSERT_EQ(run(train_cmd(t.path() + "/b")).status, 0);
@@ -135,7 +135,7 @@ TEST(train_e2e, same_seed_gives_bitwise_identical_runs) {
   EXPECT_EQ(d.status, 0) << d.output;
 }
 
-TEST(train_e2e, sigkill_after_a_checkpoint_then_resume_equals_an_uninterrupted_run) {
+TEST(AppEndToEnd, SigkillAfterACheckpointThenResumeEqualsAnUninterruptedRun) {
   TempDir t;
   const int steps = 40;
   ASSERT_EQ(run(train_cmd(t.path() + "/full", steps)).status, 0);
@@ -163,7 +163,7 @@ TEST(train_e2e, sigkill_after_a_checkpoint_then_resume_equals_an_uninterrupted_r
   }
 }
 
-TEST(train_e2e, sigint_writes_a_checkpoint_and_exits_130_then_resumes) {
+TEST(AppEndToEnd, SigintWritesACheckpointAndExits130ThenResumes) {
   TempDir t;
   const std::string dir = t.path() + "/run";
   pid_t pid = spawn(train_cmd(dir, 400));
@@ -178,7 +178,7 @@ TEST(train_e2e, sigint_writes_a_checkpoint_and_exits_130_then_resumes) {
   EXPECT_EQ(v.status, 0) << v.output;
 }
 
-TEST(train_e2e, config_mistakes_exit_2_with_key_file_line_and_hint) {
+TEST(AppEndToEnd, ConfigMistakesExit2WithKeyFileLineAndHint) {
   TempDir t;
   const std::string cfg = t.path() + "/bad.yaml";
   {
@@ -199,7 +199,7 @@ TEST(train_e2e, config_mistakes_exit_2_with_key_file_line_and_hint) {
   EXPECT_THAT(layers.output, HasSubstr("expected an integer"));
 }
 
-TEST(train_e2e, plateau_schedule_watches_the_metric_schedule_monitor_names) {
+TEST(AppEndToEnd, PlateauScheduleWatchesTheMetricScheduleMonitorNames) {
   TempDir t;
   // A threshold no evaluation can meet: after the first evaluation (step 4) sets the best, every
   // later one (step 8) is a plateau and, with patience 0, halves the learning rate.
@@ -219,7 +219,7 @@ TEST(train_e2e, plateau_schedule_watches_the_metric_schedule_monitor_names) {
   EXPECT_THAT(bad.output, HasSubstr("loss"));
 }
 
-TEST(train_e2e, nan_policy_error_names_the_step_and_skip_has_a_limit) {
+TEST(AppEndToEnd, NanPolicyErrorNamesTheStepAndSkipHasALimit) {
   // A learning rate of 1e30 overflows the weights after the first update, so the loss of update 2 is
   // not finite, deterministically.
   TempDir t;
@@ -234,7 +234,7 @@ TEST(train_e2e, nan_policy_error_names_the_step_and_skip_has_a_limit) {
   EXPECT_THAT(skip.output, HasSubstr("3 consecutive non-finite updates (train.max_nan_skips: 2)"));
 }
 
-TEST(train_e2e, reproduce_copy_smoke_trains_every_row_and_writes_the_table_and_plot) {
+TEST(AppEndToEnd, ReproduceCopySmokeTrainsEveryRowAndWritesTheTableAndPlot) {
   TempDir t;
   Result r = run("cd " + t.path() + " && " + kLintra + " reproduce copy --scale smoke --configs-dir " + kSource +
                  "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
@@ -259,7 +259,7 @@ TEST(train_e2e, reproduce_copy_smoke_trains_every_row_and_writes_the_table_and_p
 // PER-against-time plot, and the speed tables measure every variant. Needs MNIST (fetched), photos32
 // and the tiny espeak corpus (built); about a minute on 2 cores, so it is left out of the sanitizer
 // build (the copy-table test above covers `reproduce` there).
-TEST(train_e2e, reproduce_all_smoke_lands_every_row_in_its_table) {
+TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
 #if defined(LINTRA_SANITIZED_BINARY)
   GTEST_SKIP() << "too slow under AddressSanitizer (about 5 minutes); runs in the Release build";
 #endif
@@ -312,7 +312,7 @@ TEST(train_e2e, reproduce_all_smoke_lands_every_row_in_its_table) {
 // A run directory whose config.yaml predates a schema key (the key absent, its default now) still
 // resumes: the stored config is re-resolved against the current schema before the comparison. A real
 // difference is still refused, naming the line.
-TEST(train_e2e, run_made_before_a_new_schema_key_resumes_and_a_changed_value_is_refused) {
+TEST(AppEndToEnd, RunMadeBeforeANewSchemaKeyResumesAndAChangedValueIsRefused) {
   TempDir t;
   const std::string dir = t.path() + "/run";
   const std::string cfg = kSource + "/configs/copy/smoke/softmax.yaml threads=1 ";

@@ -11,7 +11,7 @@
 namespace lintra::data {
 namespace {
 
-TEST(data_cache, RootResolutionOrder) {
+TEST(DataCache, RootResolutionOrder) {
   const char* saved = std::getenv("LINTRA_DATA");
   std::string saved_value = saved ? saved : "";
   unsetenv("LINTRA_DATA");
@@ -26,7 +26,7 @@ TEST(data_cache, RootResolutionOrder) {
   EXPECT_EQ(dataset_dir("/r", "mnist"), std::filesystem::path("/r/mnist"));
 }
 
-TEST(data_cache, ShellQuoteSurvivesTheShell) {
+TEST(DataCache, ShellQuoteSurvivesTheShell) {
   for (std::string s : {"plain", "with space", "it's", "$HOME `x` \"q\" \\ ;|&"}) {
     ShellResult r = run_shell("printf %s " + shell_quote(s));
     EXPECT_EQ(r.exit_code, 0);
@@ -38,7 +38,7 @@ TEST(data_cache, ShellQuoteSurvivesTheShell) {
   EXPECT_THROW(run_shell_checked("echo oops; false", "the step"), lintra::Error);
 }
 
-TEST(data_cache, TempDirIsRemoved) {
+TEST(DataCache, TempDirIsRemoved) {
   std::filesystem::path p;
   {
     TempDir t("lintra-test");

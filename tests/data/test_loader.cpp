@@ -96,7 +96,7 @@ std::vector<int64_t> epoch_order(DataLoader& loader) {
   return order;
 }
 
-TEST(data_loader, EverySampleOncePerEpoch) {
+TEST(DataLoader, EverySampleOncePerEpoch) {
   VarLenDataset ds(103);
   for (int64_t prefetch : {0, 3}) {
     DataLoader loader(ds, {.batch_size = 10, .seed = 5, .prefetch = prefetch});
@@ -116,7 +116,7 @@ TEST(data_loader, EverySampleOncePerEpoch) {
   }
 }
 
-TEST(data_loader, SeededShuffle) {
+TEST(DataLoader, SeededShuffle) {
   VarLenDataset ds(200);
   DataLoader a(ds, {.batch_size = 16, .seed = 1}), b(ds, {.batch_size = 16, .seed = 1}),
       c(ds, {.batch_size = 16, .seed = 2});
@@ -134,7 +134,7 @@ TEST(data_loader, SeededShuffle) {
   EXPECT_EQ(epoch_order(plain), identity);
 }
 
-TEST(data_loader, ResumeMidEpochMatchesUninterruptedRun) {
+TEST(DataLoader, ResumeMidEpochMatchesUninterruptedRun) {
   VarLenDataset ds(57);
   for (int64_t prefetch : {0, 2}) {
     LoaderOptions opt{.batch_size = 8, .seed = 11, .prefetch = prefetch};
@@ -158,7 +158,7 @@ TEST(data_loader, ResumeMidEpochMatchesUninterruptedRun) {
   }
 }
 
-TEST(data_loader, PrefetchOnAndOffGiveIdenticalBatches) {
+TEST(DataLoader, PrefetchOnAndOffGiveIdenticalBatches) {
   VarLenDataset ds(45);
   DataLoader sync(ds, {.batch_size = 4, .seed = 9, .prefetch = 0});
   DataLoader async(ds, {.batch_size = 4, .seed = 9, .prefetch = 4});
@@ -171,7 +171,7 @@ TEST(data_loader, PrefetchOnAndOffGiveIdenticalBatches) {
   }
 }
 
-TEST(data_loader, PaddingAndLengthsForTokens) {
+TEST(DataLoader, PaddingAndLengthsForTokens) {
   VarLenDataset ds(6);
   DataLoader loader(ds, {.batch_size = 6, .shuffle = false, .pad_value = -1});
   Batch b = loader.next();
@@ -188,7 +188,7 @@ TEST(data_loader, PaddingAndLengthsForTokens) {
   EXPECT_FALSE(b.targets.defined());
 }
 
-TEST(data_loader, PaddingAndLengthsForFeaturesAndTargets) {
+TEST(DataLoader, PaddingAndLengthsForFeaturesAndTargets) {
   FeatureDataset ds;
   DataLoader loader(ds, {.batch_size = 5, .shuffle = false, .pad_value = 0, .prefetch = 1});
   Batch b = loader.next();  // samples 0..4: 1..5 frames, 1,2,3,4,1 targets
@@ -208,7 +208,7 @@ TEST(data_loader, PaddingAndLengthsForFeaturesAndTargets) {
             (std::vector<int64_t>{1, 0, 0, 0, 1, 2, 0, 0, 1, 2, 3, 0, 1, 2, 3, 4, 1, 0, 0, 0}));
 }
 
-TEST(data_loader, BytesWidenToInt64) {
+TEST(DataLoader, BytesWidenToInt64) {
   class Bytes : public Dataset {
    public:
     int64_t size() const override { return 2; }
@@ -225,7 +225,7 @@ TEST(data_loader, BytesWidenToInt64) {
   EXPECT_EQ(b.inputs.to_vector<int64_t>(), (std::vector<int64_t>{250, 0, 7, 251, 0, 7}));
 }
 
-TEST(data_loader, DropLast) {
+TEST(DataLoader, DropLast) {
   VarLenDataset ds(103);
   DataLoader loader(ds, {.batch_size = 10, .seed = 3, .drop_last = true});
   ASSERT_EQ(loader.batches_per_epoch(), 10);
@@ -252,7 +252,7 @@ std::pair<double, std::vector<int64_t>> spread_and_order(DataLoader& loader) {
   return {double(spread) / double(loader.batches_per_epoch()), order};
 }
 
-TEST(data_loader, BucketingKeepsThePermutationAndGroupsLengths) {
+TEST(DataLoader, BucketingKeepsThePermutationAndGroupsLengths) {
   VarLenDataset ds(700);  // lengths 1..7
   LoaderOptions opt{.batch_size = 10, .seed = 4, .bucket_by_length = true, .bucket_window = 7};
   DataLoader loader(ds, opt);
@@ -269,7 +269,7 @@ TEST(data_loader, BucketingKeepsThePermutationAndGroupsLengths) {
   EXPECT_NE(epoch_order(again), order);  // epoch 1 differs
 }
 
-TEST(data_loader, Errors) {
+TEST(DataLoader, Errors) {
   VarLenDataset ds(5);
   EmptyDataset empty;
   EXPECT_THAT(error_of([&] { DataLoader(empty, {}); }), AllOf(HasSubstr("empty"), HasSubstr("'empty'")));
@@ -286,7 +286,7 @@ TEST(data_loader, Errors) {
   EXPECT_EQ(whole.position(), (LoaderPosition{4, 0}));
 }
 
-TEST(data_loader, DatasetErrorsReachTheCaller) {
+TEST(DataLoader, DatasetErrorsReachTheCaller) {
   VarLenDataset ds(40, /*fail_at=*/17);
   for (int64_t prefetch : {0, 3}) {
     DataLoader loader(ds, {.batch_size = 4, .shuffle = false, .prefetch = prefetch});
@@ -298,7 +298,7 @@ TEST(data_loader, DatasetErrorsReachTheCaller) {
   }
 }
 
-TEST(data_loader, ShutsDownCleanlyInEveryState) {
+TEST(DataLoader, ShutsDownCleanlyInEveryState) {
   VarLenDataset ds(1000);
   { DataLoader never_used(ds, {.prefetch = 4}); }
   { DataLoader one(ds, {.batch_size = 3, .prefetch = 4}); one.next(); }  // destroyed with a full queue
@@ -310,7 +310,7 @@ TEST(data_loader, ShutsDownCleanlyInEveryState) {
   }
 }
 
-TEST(data_loader, CollateRejectsMixedSamples) {
+TEST(DataLoader, CollateRejectsMixedSamples) {
   Sample a, b;
   a.tokens = {1, 2};
   b.bytes = {1};

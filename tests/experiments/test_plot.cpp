@@ -69,7 +69,7 @@ std::array<int, 4> frame(const Image& im) {
   return {l, t, r, b};
 }
 
-TEST(train_plot, DecodesAtTheRequestedSize) {
+TEST(ExperimentsPlot, DecodesAtTheRequestedSize) {
   const std::string path = out_png("size");
   write_line_plot({{"a", {0, 1, 2}, {3, 1, 2}}}, {.title = "size", .width = 640, .height = 360}, path);
   const Image im(path);
@@ -80,7 +80,7 @@ TEST(train_plot, DecodesAtTheRequestedSize) {
   cleanup(path);
 }
 
-TEST(train_plot, SeriesColourStaysInsideThePlotArea) {
+TEST(ExperimentsPlot, SeriesColourStaysInsideThePlotArea) {
   const Rgb red{220, 20, 60};
   Series s{"loss", {}, {}};
   for (int i = 0; i <= 100; ++i) s.x.push_back(i), s.y.push_back(std::sin(i * 0.1) * 50 + 100);
@@ -104,7 +104,7 @@ TEST(train_plot, SeriesColourStaysInsideThePlotArea) {
   cleanup(path);
 }
 
-TEST(train_plot, LogAxesSkipZeroNegativeAndNonFinitePoints) {
+TEST(ExperimentsPlot, LogAxesSkipZeroNegativeAndNonFinitePoints) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   Series s{"with gaps", {0, 1, 2, 3, 4, 5, 6, 7}, {1, 0.5, 0, -1, 0.2, nan, 0.1, inf}};
   s.color = Rgb{0, 0, 255};
@@ -129,7 +129,7 @@ TEST(train_plot, LogAxesSkipZeroNegativeAndNonFinitePoints) {
   for (const std::string& p : {none, empty, one}) cleanup(p);
 }
 
-TEST(train_plot, BadInputsThrowClearErrors) {
+TEST(ExperimentsPlot, BadInputsThrowClearErrors) {
   const std::string path = out_png("bad");
   try {
     write_line_plot({}, {.title = "empty"}, path);
@@ -143,7 +143,7 @@ TEST(train_plot, BadInputsThrowClearErrors) {
 }
 
 // Figure-like examples: a loss curve on a log y axis with sparse eval markers, and a log–log plot.
-TEST(train_plot, ExampleFigures) {
+TEST(ExperimentsPlot, ExampleFigures) {
   Series train{"train loss", {}, {}}, eval{"validation loss", {}, {}};
   for (int step = 0; step <= 5000; step += 5) {
     const double noise = 0.08 * std::sin(step * 0.37) * std::cos(step * 0.011);

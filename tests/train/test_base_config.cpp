@@ -7,7 +7,7 @@
 
 #include "train/experiment_config.h"
 
-TEST(train_base_config, configs_base_yaml_matches_the_schema) {
+TEST(TrainBaseConfig, ConfigsBaseYamlMatchesTheSchema) {
   std::ifstream in(std::string(LINTRA_SOURCE_DIR) + "/configs/base.yaml");
   ASSERT_TRUE(in.good()) << "configs/base.yaml is missing";
   std::stringstream ss;
@@ -16,7 +16,7 @@ TEST(train_base_config, configs_base_yaml_matches_the_schema) {
       << "configs/base.yaml is out of date: regenerate it with `build/lintra config base > configs/base.yaml`";
 }
 
-TEST(train_base_config, base_yaml_loads_to_the_defaults) {
+TEST(TrainBaseConfig, BaseYamlLoadsToTheDefaults) {
   lintra::Config cfg = lintra::train::load_experiment_config({std::string(LINTRA_SOURCE_DIR) + "/configs/base.yaml"}, {});
   EXPECT_EQ(cfg.get_string("optim.name"), "radam");
   EXPECT_EQ(cfg.get_int("model.layers"), 4);

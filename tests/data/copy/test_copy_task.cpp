@@ -18,7 +18,7 @@ int64_t find_n(const Sample& s) {
   return -1;
 }
 
-TEST(data_copy_task, LayoutMaskAndRanges) {
+TEST(DataCopyTask, LayoutMaskAndRanges) {
   CopyTaskDataset ds({.size = 5000, .max_length = 128, .num_symbols = 10, .seed = 3});
   EXPECT_EQ(ds.min_n(), 32);
   EXPECT_EQ(ds.max_n(), 62);
@@ -57,7 +57,7 @@ TEST(data_copy_task, LayoutMaskAndRanges) {
   }
 }
 
-TEST(data_copy_task, DeterministicPerIndexAndSeed) {
+TEST(DataCopyTask, DeterministicPerIndexAndSeed) {
   CopyTaskDataset a({.size = 100, .seed = 7}), b({.size = 100, .seed = 7}), c({.size = 100, .seed = 8});
   // Sample i does not depend on which samples were made before it.
   Sample late = a.get(99);
@@ -72,7 +72,7 @@ TEST(data_copy_task, DeterministicPerIndexAndSeed) {
   EXPECT_EQ(a.name(), "copy(L=128,symbols=10,seed=7,size=100)");
 }
 
-TEST(data_copy_task, OtherLengthsAndErrors) {
+TEST(DataCopyTask, OtherLengthsAndErrors) {
   CopyTaskDataset small({.size = 50, .max_length = 16, .num_symbols = 3, .seed = 1});
   for (int64_t i = 0; i < 50; ++i) {
     Sample s = small.get(i);

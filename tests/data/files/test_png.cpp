@@ -24,7 +24,7 @@ std::string temp_png(const char* name) {
   return (std::filesystem::temp_directory_path() / (std::string("lintra_test_png_") + name + ".png")).string();
 }
 
-TEST(Png, GreyGridRoundTrip) {
+TEST(DataPng, GreyGridRoundTrip) {
   // 3 images of 2×3 in a 2×2 grid with padding 1: the 4th cell stays grey.
   std::vector<int64_t> px;
   for (int64_t i = 0; i < 3; ++i)
@@ -50,7 +50,7 @@ TEST(Png, GreyGridRoundTrip) {
   std::filesystem::remove(path);
 }
 
-TEST(Png, RgbChannelFastest) {
+TEST(DataPng, RgbChannelFastest) {
   // One 1×2 RGB image: pixel 0 = (255, 0, 0), pixel 1 = (0, 0, 255); no padding.
   const std::string path = temp_png("rgb");
   write_png_grid(Tensor::from_vector(std::vector<int64_t>{255, 0, 0, 0, 0, 255}, {1, 6}), 1, 1, 1, 2, 3, path, 0);
@@ -65,7 +65,7 @@ TEST(Png, RgbChannelFastest) {
   std::filesystem::remove(path);
 }
 
-TEST(Png, Errors) {
+TEST(DataPng, Errors) {
   const std::string path = temp_png("bad");
   auto message = [](auto&& f) -> std::string {
     try {

@@ -12,26 +12,26 @@
 namespace lintra::data {
 namespace {
 
-TEST(data_sha256, Abc) {
+TEST(DataSha256, Abc) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-TEST(data_sha256, EmptyString) {
+TEST(DataSha256, EmptyString) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
-TEST(data_sha256, Message448Bits) {  // two-block padding: 56 bytes leave no room for the length
+TEST(DataSha256, Message448Bits) {  // two-block padding: 56 bytes leave no room for the length
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-TEST(data_sha256, Message896Bits) {
+TEST(DataSha256, Message896Bits) {
   EXPECT_EQ(sha256_hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmno"
                        "pqrsmnopqrstnopqrstu"),
             "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
 }
 
-TEST(data_sha256, MillionAsInUnevenChunks) {
+TEST(DataSha256, MillionAsInUnevenChunks) {
   Sha256 s;
   std::string a(1000000, 'a');
   size_t pos = 0, chunk = 1;
@@ -46,7 +46,7 @@ TEST(data_sha256, MillionAsInUnevenChunks) {
   EXPECT_EQ(s.finish_hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-TEST(data_sha256, EveryLengthAroundTheBlockBoundaryMatchesSha256sum) {
+TEST(DataSha256, EveryLengthAroundTheBlockBoundaryMatchesSha256sum) {
   TempDir tmp("lintra-test-sha");
   for (size_t len : {0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129}) {
     std::vector<uint8_t> bytes(len);

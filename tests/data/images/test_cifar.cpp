@@ -27,7 +27,7 @@ std::vector<uint8_t> concat(std::vector<uint8_t> a, const std::vector<uint8_t>& 
   return a;
 }
 
-TEST(data_cifar, ChannelFastestOrder) {
+TEST(DataCifar, ChannelFastestOrder) {
   TempDir tmp("lintra-test-cifar");
   auto path = tmp.path() / "one.bin";
   write_file(path, concat(record(3, 0), record(8, 7)));
@@ -49,7 +49,7 @@ TEST(data_cifar, ChannelFastestOrder) {
   EXPECT_EQ(ds.length(1), 3072);
 }
 
-TEST(data_cifar, SplitsReadTheirFilesInOrder) {
+TEST(DataCifar, SplitsReadTheirFilesInOrder) {
   TempDir tmp("lintra-test-cifar");
   auto dir = tmp.path() / "cifar-10-batches-bin";
   for (int k = 1; k <= 5; ++k)
@@ -65,7 +65,7 @@ TEST(data_cifar, SplitsReadTheirFilesInOrder) {
   EXPECT_EQ(train.content_digest(), Cifar10Dataset(dir, "train").content_digest());
 }
 
-TEST(data_cifar, SizeNotMultipleOfRecordNamesFileAndSize) {
+TEST(DataCifar, SizeNotMultipleOfRecordNamesFileAndSize) {
   TempDir tmp("lintra-test-cifar");
   auto path = tmp.path() / "bad.bin";
   std::vector<uint8_t> bytes = record(1, 0);
@@ -76,7 +76,7 @@ TEST(data_cifar, SizeNotMultipleOfRecordNamesFileAndSize) {
                     HasSubstr("byte offset 3073")));
 }
 
-TEST(data_cifar, LabelAboveNineNamesFileRecordAndOffset) {
+TEST(DataCifar, LabelAboveNineNamesFileRecordAndOffset) {
   TempDir tmp("lintra-test-cifar");
   auto path = tmp.path() / "bad.bin";
   write_file(path, concat(record(1, 0), record(12, 0)));
@@ -84,7 +84,7 @@ TEST(data_cifar, LabelAboveNineNamesFileRecordAndOffset) {
               AllOf(HasSubstr(path.string()), HasSubstr("label 12 of record 1 at byte offset 3073")));
 }
 
-TEST(data_cifar, MissingFileIsNamed) {
+TEST(DataCifar, MissingFileIsNamed) {
   TempDir tmp("lintra-test-cifar");
   write_file(tmp.path() / "data_batch_1.bin", record(1, 0));
   EXPECT_THAT(error_of([&] { Cifar10Dataset(tmp.path(), "train"); }),

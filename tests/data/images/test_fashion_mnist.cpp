@@ -13,7 +13,7 @@ namespace {
 
 const char* kDir = "/usr/share/datasets/fashion-mnist";
 
-TEST(data_fashion_mnist, GzippedSplitsHaveTheirSizesAndBalancedLabels) {
+TEST(DataFashionMnist, GzippedSplitsHaveTheirSizesAndBalancedLabels) {
   if (!std::filesystem::exists(std::string(kDir) + "/train-images-idx3-ubyte.gz"))
     GTEST_SKIP() << kDir << " missing (apt-get install dataset-fashion-mnist)";
   for (const auto& [split, n] : {std::pair<std::string, int64_t>{"train", 60000}, {"test", 10000}}) {

@@ -31,13 +31,13 @@ struct TinyMnist {
   }
 };
 
-TEST(data_idx, EncodeWritesBigEndianHeader) {
+TEST(DataIdx, EncodeWritesBigEndianHeader) {
   std::vector<uint8_t> bytes = encode_idx({3, 2, 258}, std::vector<uint8_t>(3 * 2 * 258, 1));
   std::vector<uint8_t> header(bytes.begin(), bytes.begin() + 16);
   EXPECT_EQ(header, (std::vector<uint8_t>{0, 0, 8, 3, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 1, 2}));
 }
 
-TEST(data_idx, RoundTrip) {
+TEST(DataIdx, RoundTrip) {
   TinyMnist m;
   IdxArray a = read_idx(m.images, 3);
   EXPECT_EQ(a.dims, (std::vector<int64_t>{3, 2, 3}));
@@ -57,7 +57,7 @@ TEST(data_idx, RoundTrip) {
   EXPECT_THAT(error_of([&] { ds.get(3); }), HasSubstr("out of range"));
 }
 
-TEST(data_idx, GzippedFilesReadTheSame) {
+TEST(DataIdx, GzippedFilesReadTheSame) {
   TinyMnist m;
   MnistDataset plain(m.dir, "train");
   run_shell_checked("gzip " + shell_quote(m.images.string()) + " " + shell_quote(m.labels.string()), "gzip");
@@ -71,7 +71,7 @@ TEST(data_idx, GzippedFilesReadTheSame) {
   EXPECT_EQ(gz.content_digest(), plain.content_digest());
 }
 
-TEST(data_idx, DigestFollowsContent) {
+TEST(DataIdx, DigestFollowsContent) {
   TinyMnist m;
   uint64_t d0 = MnistDataset(m.dir, "train").content_digest();
   EXPECT_EQ(MnistDataset(m.dir, "train").content_digest(), d0);
@@ -80,7 +80,7 @@ TEST(data_idx, DigestFollowsContent) {
   EXPECT_NE(MnistDataset(m.dir, "train").content_digest(), d0);
 }
 
-TEST(data_idx, WrongMagicNamesFileAndOffset) {
+TEST(DataIdx, WrongMagicNamesFileAndOffset) {
   TinyMnist m;
   write_file(m.labels, encode_idx({3, 1, 1}, m.label_bytes));  // an images-style magic 0x803
   EXPECT_THAT(error_of([&] { MnistDataset(m.dir, "train"); }),
@@ -88,7 +88,7 @@ TEST(data_idx, WrongMagicNamesFileAndOffset) {
                     HasSubstr("expected 0x00000801")));
 }
 
-TEST(data_idx, TruncatedHeaderNamesFileAndOffset) {
+TEST(DataIdx, TruncatedHeaderNamesFileAndOffset) {
   TinyMnist m;
   std::vector<uint8_t> bytes = encode_idx({3, 2, 3}, m.pixels);
   bytes.resize(10);  // magic + 1.5 dims
@@ -100,7 +100,7 @@ TEST(data_idx, TruncatedHeaderNamesFileAndOffset) {
               AllOf(HasSubstr(m.images.string()), HasSubstr("byte offset 2")));
 }
 
-TEST(data_idx, CountLargerThanFileNamesFileAndOffset) {
+TEST(DataIdx, CountLargerThanFileNamesFileAndOffset) {
   TinyMnist m;
   write_file(m.images, encode_idx({3000000000ll, 2, 3}, m.pixels));  // header claims 3e9 images
   EXPECT_THAT(error_of([&] { MnistDataset(m.dir, "train"); }),
@@ -108,7 +108,7 @@ TEST(data_idx, CountLargerThanFileNamesFileAndOffset) {
                     HasSubstr("file ends at byte offset 34")));
 }
 
-TEST(data_idx, TruncatedDataNamesFileAndOffset) {
+TEST(DataIdx, TruncatedDataNamesFileAndOffset) {
   TinyMnist m;
   std::vector<uint8_t> bytes = encode_idx({3, 2, 3}, m.pixels);
   bytes.resize(bytes.size() - 4);
@@ -118,7 +118,7 @@ TEST(data_idx, TruncatedDataNamesFileAndOffset) {
                     HasSubstr("file ends at byte offset 30")));
 }
 
-TEST(data_idx, TrailingBytesNameFileAndOffset) {
+TEST(DataIdx, TrailingBytesNameFileAndOffset) {
   TinyMnist m;
   std::vector<uint8_t> bytes = encode_idx({3}, m.label_bytes);
   bytes.push_back(0);
@@ -127,7 +127,7 @@ TEST(data_idx, TrailingBytesNameFileAndOffset) {
               AllOf(HasSubstr(m.labels.string()), HasSubstr("1 unexpected bytes"), HasSubstr("byte offset 11")));
 }
 
-TEST(data_idx, ImageLabelCountMismatchNamesBothFiles) {
+TEST(DataIdx, ImageLabelCountMismatchNamesBothFiles) {
   TinyMnist m;
   write_file(m.labels, encode_idx({2}, {7, 0}));
   EXPECT_THAT(error_of([&] { MnistDataset(m.dir, "train"); }),
@@ -135,14 +135,14 @@ TEST(data_idx, ImageLabelCountMismatchNamesBothFiles) {
                     HasSubstr("2 labels"), HasSubstr("byte offset 4")));
 }
 
-TEST(data_idx, LabelAboveNineNamesFileAndOffset) {
+TEST(DataIdx, LabelAboveNineNamesFileAndOffset) {
   TinyMnist m;
   write_file(m.labels, encode_idx({3}, {7, 0, 10}));
   EXPECT_THAT(error_of([&] { MnistDataset(m.dir, "train"); }),
               AllOf(HasSubstr(m.labels.string()), HasSubstr("label 10 of sample 2 at byte offset 10")));
 }
 
-TEST(data_idx, MissingFilesAndBadSplit) {
+TEST(DataIdx, MissingFilesAndBadSplit) {
   TinyMnist m;
   EXPECT_THAT(error_of([&] { MnistDataset(m.dir, "test"); }),
               AllOf(HasSubstr((m.dir / "t10k-images-idx3-ubyte").string()), HasSubstr(".gz")));
@@ -150,7 +150,7 @@ TEST(data_idx, MissingFilesAndBadSplit) {
   EXPECT_THAT(error_of([&] { read_idx(m.dir / "nope", 1); }), HasSubstr((m.dir / "nope").string()));
 }
 
-TEST(data_idx, CorruptGzipNamesFile) {
+TEST(DataIdx, CorruptGzipNamesFile) {
   TinyMnist m;
   run_shell_checked("gzip " + shell_quote(m.images.string()), "gzip");
   auto gz = m.images.string() + ".gz";

@@ -26,7 +26,7 @@ bool network_tests_enabled() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
-TEST(data_mnist, FetchDownloadsOrVerifies) {
+TEST(DataMnist, FetchDownloadsOrVerifies) {
   const auto root = data_root();
   if (!mnist_present(root) && !network_tests_enabled()) {
     GTEST_SKIP() << "MNIST not cached in " << root << "; set LINTRA_NETWORK_TESTS=1 to download it";
@@ -42,7 +42,7 @@ TEST(data_mnist, FetchDownloadsOrVerifies) {
   EXPECT_THAT(log.back(), HasSubstr("verified"));
 }
 
-TEST(data_mnist, TrainLabelHistogramAndPixelMean) {
+TEST(DataMnist, TrainLabelHistogramAndPixelMean) {
   const auto root = data_root();
   if (!mnist_present(root)) GTEST_SKIP() << "MNIST not cached in " << root << " (lintra data fetch mnist)";
   MnistDataset train(root / "mnist", "train"), test(root / "mnist", "test");
@@ -62,7 +62,7 @@ TEST(data_mnist, TrainLabelHistogramAndPixelMean) {
   EXPECT_NE(train.content_digest(), test.content_digest());
 }
 
-TEST(data_mnist, CorruptCachedFileIsAnErrorNamingDigests) {
+TEST(DataMnist, CorruptCachedFileIsAnErrorNamingDigests) {
   TempDir tmp("lintra-test-mnist");
   const PinnedFile& pin = mnist_files()[1];  // train-labels, 60008 bytes
   write_file(tmp.path() / "mnist" / pin.name, std::vector<uint8_t>(size_t(pin.bytes), 0));

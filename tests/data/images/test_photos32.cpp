@@ -50,7 +50,7 @@ std::vector<PhotoPyramid> synthetic_photos(int n) {
   return photos;
 }
 
-TEST(data_photos32, StripsSplitAtEightyPercent) {
+TEST(DataPhotos32, StripsSplitAtEightyPercent) {
   EXPECT_EQ(photos32_strip(2560, Photos32Split::train).end, 2048);
   EXPECT_EQ(photos32_strip(2560, Photos32Split::test).begin, 2048);
   EXPECT_EQ(photos32_strip(2560, Photos32Split::test).end, 2560);
@@ -59,7 +59,7 @@ TEST(data_photos32, StripsSplitAtEightyPercent) {
   EXPECT_EQ(photos32_max_crop_side(451, 300), 91);
 }
 
-TEST(data_photos32, HalveAveragesTwoByTwoBlocksAndDropsOddEdges) {
+TEST(DataPhotos32, HalveAveragesTwoByTwoBlocksAndDropsOddEdges) {
   RgbImage im{3, 3, std::vector<uint8_t>(27)};
   for (int i = 0; i < 27; ++i) im.pixels[size_t(i)] = uint8_t(10 * i);
   RgbImage h = halve(im);
@@ -70,14 +70,14 @@ TEST(data_photos32, HalveAveragesTwoByTwoBlocksAndDropsOddEdges) {
   EXPECT_EQ(h.pixels[2], (20 + 50 + 110 + 140 + 2) / 4);
 }
 
-TEST(data_photos32, PyramidLevelsStopAt32Pixels) {
+TEST(DataPhotos32, PyramidLevelsStopAt32Pixels) {
   PhotoPyramid p(two_strip_photo(300, 130, 1));
   ASSERT_EQ(p.num_levels(), 3);  // 300×130, 150×65, 75×32
   EXPECT_EQ(p.level(2).width, 75);
   EXPECT_EQ(p.level(2).height, 32);
 }
 
-TEST(data_photos32, AreaResizeIsExact) {
+TEST(DataPhotos32, AreaResizeIsExact) {
   // side 32: the identity (planar out of interleaved in).
   RgbImage im = two_strip_photo(64, 64, 3);
   std::vector<uint8_t> out(3 * 1024);
@@ -98,7 +98,7 @@ TEST(data_photos32, AreaResizeIsExact) {
   EXPECT_THAT(error_of([&] { area_resize_to_patch(flat.at(0, 0), 144, 31, out.data()); }), HasSubstr("side 31"));
 }
 
-TEST(data_photos32, FlatnessIsLuminanceStdBelow16) {
+TEST(DataPhotos32, FlatnessIsLuminanceStdBelow16) {
   std::vector<uint8_t> patch(3072, 128);
   EXPECT_TRUE(is_flat_patch(patch.data()));
   EXPECT_DOUBLE_EQ(patch_luma_std(patch.data()), 0.0);
@@ -111,7 +111,7 @@ TEST(data_photos32, FlatnessIsLuminanceStdBelow16) {
   }
 }
 
-TEST(data_photos32, DrawnPatchesAreNotFlatAndFlatPhotosFail) {
+TEST(DataPhotos32, DrawnPatchesAreNotFlatAndFlatPhotosFail) {
   // A photo that is flat except for noise in its top-left 100×100 corner: many crops are rejected.
   RgbImage im{400, 300, std::vector<uint8_t>(400 * 300 * 3, 90)};
   Generator g(5);
@@ -132,7 +132,7 @@ TEST(data_photos32, DrawnPatchesAreNotFlatAndFlatPhotosFail) {
               AllOf(HasSubstr("test patch"), HasSubstr("all flat"), HasSubstr("400×300")));
 }
 
-TEST(data_photos32, CropsStayInsideTheirStrips) {
+TEST(DataPhotos32, CropsStayInsideTheirStrips) {
   const std::vector<PhotoPyramid> photos = synthetic_photos(4);
   for (Photos32Split split : {Photos32Split::train, Photos32Split::test}) {
     const PatchSet set = draw_patches(photos, 9, split, 400);
@@ -158,7 +158,7 @@ TEST(data_photos32, CropsStayInsideTheirStrips) {
   }
 }
 
-TEST(data_photos32, SameSeedSameBytesAnyThreadCount) {
+TEST(DataPhotos32, SameSeedSameBytesAnyThreadCount) {
   const std::vector<PhotoPyramid> photos = synthetic_photos(3);
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
@@ -172,7 +172,7 @@ TEST(data_photos32, SameSeedSameBytesAnyThreadCount) {
   EXPECT_NE(one.records, draw_patches(photos, 4, Photos32Split::test, 300).records);
 }
 
-TEST(data_photos32, BatchesRoundTripThroughCifar10Dataset) {
+TEST(DataPhotos32, BatchesRoundTripThroughCifar10Dataset) {
   const std::vector<PhotoPyramid> photos = synthetic_photos(2);
   const PatchSet train = draw_patches(photos, 2, Photos32Split::train, 12);
   const PatchSet test = draw_patches(photos, 2, Photos32Split::test, 3);
@@ -197,7 +197,7 @@ TEST(data_photos32, BatchesRoundTripThroughCifar10Dataset) {
   }
 }
 
-TEST(data_photos32, SourcesAreTheThirtyThreePinnedPhotos) {
+TEST(DataPhotos32, SourcesAreTheThirtyThreePinnedPhotos) {
   ASSERT_EQ(photos32_sources().size(), 33u);
   for (const Photos32Source& s : photos32_sources()) {
     EXPECT_EQ(s.sha256.size(), 64u) << s.path;
@@ -209,7 +209,7 @@ TEST(data_photos32, SourcesAreTheThirtyThreePinnedPhotos) {
             "d/plasma-workspace-wallpapers_4%3a5.27.5-2_all.deb");
 }
 
-TEST(data_photos32, BadOrMissingPhotoIsAnErrorNamingFileAndDigests) {
+TEST(DataPhotos32, BadOrMissingPhotoIsAnErrorNamingFileAndDigests) {
   TempDir tmp("lintra-test-photos32");
   const Photos32Source& first = photos32_sources()[0];
   const fs::path path = tmp.path() / first.package / first.path;
@@ -232,7 +232,7 @@ std::vector<uint8_t> file_bytes(const fs::path& dir, const std::vector<std::stri
   return all;
 }
 
-TEST(data_photos32, FullPrepareIsDeterministicDisjointAndIdempotent) {
+TEST(DataPhotos32, FullPrepareIsDeterministicDisjointAndIdempotent) {
   const fs::path root = data_root();
   if (!photos32_debs_present(root)) {
     GTEST_SKIP() << "photos32's .debs are not cached in " << (root / "photos32" / "debs")

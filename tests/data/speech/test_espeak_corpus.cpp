@@ -26,7 +26,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::error_of;
 
-TEST(data_espeak_corpus, PhonemeCleanup) {
+TEST(DataEspeakCorpus, PhonemeCleanup) {
   // Real espeak-ng 1.51 output: stress marks, pauses, a pause glued to the next phoneme ("_:D").
   const std::string pho = "D|@2|_ k|w|'I|k|_ b|r|'aU|n|_:|_:D|@2 l|,i@3|n|; f|'aI3|=|%?|_!|_^_\n_ h|'e@|_\n";
   EXPECT_THAT(clean_espeak_phonemes(pho), ElementsAre("D", "@2", "k", "w", "I", "k", "b", "r", "aU", "n", "D", "@2",
@@ -41,7 +41,7 @@ TEST(data_espeak_corpus, PhonemeCleanup) {
               AllOf(HasSubstr("'Q9'"), HasSubstr("train-00007"), HasSubstr("espeak_en_us_to_arpabet.tsv")));
 }
 
-TEST(data_espeak_corpus, PhoneTable) {
+TEST(DataEspeakCorpus, PhoneTable) {
   const auto& map = default_espeak_phone_map();
   EXPECT_GE(map.size(), 60u);
   EXPECT_EQ(map.at("@L"), parse_phones("AH L"));
@@ -54,7 +54,7 @@ TEST(data_espeak_corpus, PhoneTable) {
   EXPECT_THAT(error_of([] { parse_espeak_phone_map("a AE\n", "t.tsv"); }), HasSubstr("t.tsv:1"));
 }
 
-TEST(data_espeak_corpus, SentenceRules) {
+TEST(DataEspeakCorpus, SentenceRules) {
   EXPECT_EQ(clean_sentence("  the cat sat\ton the\nmat today  "), "the cat sat on the mat today.");
   EXPECT_EQ(clean_sentence("the cat sat on the mat;"), "the cat sat on the mat.");
   EXPECT_EQ(clean_sentence("\"Is the cat on the mat?\""), "\"Is the cat on the mat?\"");
@@ -93,7 +93,7 @@ bool have_text_sources() {
   return fs::is_directory(SentenceSources{}.fortunes_dir) && fs::exists(SentenceSources{}.wordnet_dir / "data.noun");
 }
 
-TEST(data_espeak_corpus, SentencesAndPlan) {
+TEST(DataEspeakCorpus, SentencesAndPlan) {
   if (!have_text_sources()) GTEST_SKIP() << "fortunes / wordnet-base not installed";
   const auto& s = all_sentences();
   std::cout << "[ info ] " << s.size() << " unique sentences\n";
@@ -157,7 +157,7 @@ std::map<std::string, std::string> read_column(const fs::path& tsv, size_t key, 
   return out;
 }
 
-TEST(data_espeak_corpus, TinyCorpusEndToEnd) {
+TEST(DataEspeakCorpus, TinyCorpusEndToEnd) {
   if (!have_program("espeak-ng") || !have_program("sox")) GTEST_SKIP() << "espeak-ng or sox not installed";
   if (!have_text_sources()) GTEST_SKIP() << "fortunes / wordnet-base not installed";
   TempDir tmp("lintra-test-espeak");

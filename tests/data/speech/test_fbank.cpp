@@ -22,7 +22,7 @@ std::vector<float> sine(double hz, int64_t n, double amplitude = 10000.0) {
   return x;
 }
 
-TEST(data_fbank, FftMatchesNaiveDft) {
+TEST(DataFbank, FftMatchesNaiveDft) {
   Generator g(7);
   for (size_t n : {1, 2, 4, 8, 64, 512}) {
     std::vector<std::complex<double>> x(n);
@@ -43,7 +43,7 @@ TEST(data_fbank, FftMatchesNaiveDft) {
   EXPECT_THAT(error_of([&] { fft_inplace(bad); }), HasSubstr("not a power of two"));
 }
 
-TEST(data_fbank, FrameCountsFollowTheFormula) {
+TEST(DataFbank, FrameCountsFollowTheFormula) {
   const Fbank& fb = default_fbank();
   for (int64_t n : {400, 401, 559, 560, 561, 1000, 16000, 16001, 12345}) {
     const int64_t expected = 1 + (n - 400) / 160;
@@ -54,7 +54,7 @@ TEST(data_fbank, FrameCountsFollowTheFormula) {
   EXPECT_THAT(error_of([] { fbank_num_frames(0); }), HasSubstr("0 samples"));
 }
 
-TEST(data_fbank, FiltersSpanTwentyHertzToEightKilohertz) {
+TEST(DataFbank, FiltersSpanTwentyHertzToEightKilohertz) {
   const auto& c = default_fbank().center_hz();
   ASSERT_EQ(int64_t(c.size()), kFbankDim);
   EXPECT_GT(c.front(), 20.0);
@@ -64,7 +64,7 @@ TEST(data_fbank, FiltersSpanTwentyHertzToEightKilohertz) {
   EXPECT_NEAR(mel_to_hz(hz_to_mel(3210.0)), 3210.0, 1e-9);
 }
 
-TEST(data_fbank, SineEnergyPeaksInTheNearestBand) {
+TEST(DataFbank, SineEnergyPeaksInTheNearestBand) {
   const Fbank& fb = default_fbank();
   const auto& centres = fb.center_hz();
   for (double hz : {300.0, 1000.0, 3000.0, 6000.0}) {
@@ -83,7 +83,7 @@ TEST(data_fbank, SineEnergyPeaksInTheNearestBand) {
   }
 }
 
-TEST(data_fbank, DcOffsetIsRemovedAndSilenceHitsTheLogFloor) {
+TEST(DataFbank, DcOffsetIsRemovedAndSilenceHitsTheLogFloor) {
   const Fbank& fb = default_fbank();
   std::vector<float> x = sine(700.0, 4000, 3000.0), shifted = x;
   for (float& v : shifted) v += 1000.0f;

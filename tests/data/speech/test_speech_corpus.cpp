@@ -69,7 +69,7 @@ struct TinyCorpus {
   }
 };
 
-TEST(data_speech_corpus, PhoneSet) {
+TEST(DataSpeechCorpus, PhoneSet) {
   const auto& set = phone_set();
   ASSERT_EQ(int64_t(set.size()), kNumPhones);
   EXPECT_TRUE(std::is_sorted(set.begin(), set.end()));
@@ -85,7 +85,7 @@ TEST(data_speech_corpus, PhoneSet) {
   EXPECT_EQ(phones_to_string({1, 7, 8}), "AA B CH");
 }
 
-TEST(data_speech_corpus, ManifestErrorsNameFileAndLine) {
+TEST(DataSpeechCorpus, ManifestErrorsNameFileAndLine) {
   TinyCorpus c;
   const std::string where = c.manifest.string() + ":";
   auto error_with = [&](const std::string& line) {
@@ -110,7 +110,7 @@ TEST(data_speech_corpus, ManifestErrorsNameFileAndLine) {
   EXPECT_EQ(m.entries[0].phones, parse_phones("HH AH L OW"));
 }
 
-TEST(data_speech_corpus, BadWavsAndUtterancesNameTheManifestLine) {
+TEST(DataSpeechCorpus, BadWavsAndUtterancesNameTheManifestLine) {
   TinyCorpus c;
   const std::string line8 = c.manifest.string() + ":8";  // row f (line 3 + 5)
   fs::remove(c.tmp.path() / "wav" / "f.wav");
@@ -129,7 +129,7 @@ TEST(data_speech_corpus, BadWavsAndUtterancesNameTheManifestLine) {
   EXPECT_FALSE(fs::exists(c.out / "train.h5.tmp"));
 }
 
-TEST(data_speech_corpus, NanFeaturesNameTheUtterance) {
+TEST(DataSpeechCorpus, NanFeaturesNameTheUtterance) {
   TinyCorpus c;
   PrepareSpeechOptions opt;
   opt.feature_hook = [](const std::string& id, std::vector<float>& f) {
@@ -140,7 +140,7 @@ TEST(data_speech_corpus, NanFeaturesNameTheUtterance) {
                     HasSubstr("frame 1 dimension 5")));
 }
 
-TEST(data_speech_corpus, EverySplitNeedsAnUtterance) {
+TEST(DataSpeechCorpus, EverySplitNeedsAnUtterance) {
   TinyCorpus c;
   std::vector<TinyCorpus::Row> no_dev;
   for (const auto& r : c.rows)
@@ -149,7 +149,7 @@ TEST(data_speech_corpus, EverySplitNeedsAnUtterance) {
   EXPECT_THAT(error_of([&] { prepare_speech(c.manifest, c.out); }), HasSubstr("no 'dev' utterances"));
 }
 
-TEST(data_speech_corpus, RoundTripNormalisedWithTrainStatistics) {
+TEST(DataSpeechCorpus, RoundTripNormalisedWithTrainStatistics) {
   TinyCorpus c;
   std::vector<std::string> log;
   auto summary = prepare_speech(c.manifest, c.out, {}, [&](const std::string& m) { log.push_back(m); });
@@ -204,7 +204,7 @@ TEST(data_speech_corpus, RoundTripNormalisedWithTrainStatistics) {
   EXPECT_THAT(error_of([&] { SpeechDataset(c.out, "valid"); }), HasSubstr("train, dev or test"));
 }
 
-TEST(data_speech_corpus, OutputDoesNotDependOnThreadCount) {
+TEST(DataSpeechCorpus, OutputDoesNotDependOnThreadCount) {
   TinyCorpus c;
   PrepareSpeechOptions one, two;
   one.threads = 1;
@@ -246,7 +246,7 @@ void write_unchecked(const fs::path& file, const SpeechSplitData& d) {
   f.close();
 }
 
-TEST(data_speech_corpus, CorruptSplitFilesGiveClearErrors) {
+TEST(DataSpeechCorpus, CorruptSplitFilesGiveClearErrors) {
   TinyCorpus c;
   prepare_speech(c.manifest, c.out);
   const SpeechSplitData good = read_speech_split(c.out / "dev.h5");

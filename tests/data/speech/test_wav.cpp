@@ -36,7 +36,7 @@ struct WavFiles {
   }
 };
 
-TEST(data_wav, RoundTrip) {
+TEST(DataWav, RoundTrip) {
   WavFiles f;
   const auto path = f.tmp.path() / "a.wav";
   write_wav(path, f.samples);
@@ -46,7 +46,7 @@ TEST(data_wav, RoundTrip) {
   EXPECT_EQ(w.samples, f.samples);
 }
 
-TEST(data_wav, SkipsOtherChunksAndAcceptsExtensiblePcm) {
+TEST(DataWav, SkipsOtherChunksAndAcceptsExtensiblePcm) {
   WavFiles f;
   std::vector<uint8_t> b = encode_wav(f.samples);
   // Insert an odd-sized LIST chunk (padded to even) between "fmt " and "data".
@@ -72,7 +72,7 @@ TEST(data_wav, SkipsOtherChunksAndAcceptsExtensiblePcm) {
   EXPECT_THAT(f.error_for("extfloat.wav", e2), HasSubstr("fmt sub-format"));
 }
 
-TEST(data_wav, RefusedFormatsNameTheFileAndField) {
+TEST(DataWav, RefusedFormatsNameTheFileAndField) {
   WavFiles f;
   const std::vector<uint8_t> good = encode_wav(f.samples);
 
@@ -108,7 +108,7 @@ TEST(data_wav, RefusedFormatsNameTheFileAndField) {
                                                  HasSubstr("sox -G in.wav -r 16000 out.wav")));
 }
 
-TEST(data_wav, TruncatedEmptyOrMissingChunks) {
+TEST(DataWav, TruncatedEmptyOrMissingChunks) {
   WavFiles f;
   const std::vector<uint8_t> good = encode_wav(f.samples);
 

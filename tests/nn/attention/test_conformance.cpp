@@ -88,7 +88,7 @@ std::vector<MaskCase> mask_cases(const MaskSupport& s) {
            refusal(s.causal, "causal mask")}};
 }
 
-class AttentionConformance : public ::testing::TestWithParam<std::string> {
+class NnAttentionConformance : public ::testing::TestWithParam<std::string> {
  protected:
   std::shared_ptr<InnerAttention> make(uint64_t seed = 1, int64_t e = E, int64_t m = M) {
     auto attn = conformance_registry().create(
@@ -100,7 +100,7 @@ class AttentionConformance : public ::testing::TestWithParam<std::string> {
   Generator gen_{2024};
 };
 
-TEST_P(AttentionConformance, Gradcheck) {
+TEST_P(NnAttentionConformance, Gradcheck) {
   auto attn = make();
   Tensor q = rand({B, H, N, E}), k = rand({B, H, N, E}), v = rand({B, H, N, M});
   int checked = 0;
@@ -114,7 +114,7 @@ TEST_P(AttentionConformance, Gradcheck) {
   EXPECT_GT(checked, 0) << "a variant must accept the full or the causal mask";
 }
 
-TEST_P(AttentionConformance, CausalMaskHidesTheFuture) {
+TEST_P(NnAttentionConformance, CausalMaskHidesTheFuture) {
   auto attn = make();
   const MaskSupport s = attn->mask_support();
   if (!s.causal) GTEST_SKIP() << GetParam() << " does not accept the causal mask";
@@ -136,7 +136,7 @@ TEST_P(AttentionConformance, CausalMaskHidesTheFuture) {
   }
 }
 
-TEST_P(AttentionConformance, KeyLengthsHidePaddedKeys) {
+TEST_P(NnAttentionConformance, KeyLengthsHidePaddedKeys) {
   auto attn = make();
   const MaskSupport s = attn->mask_support();
   if (!s.key_lengths) GTEST_SKIP() << GetParam() << " does not accept key lengths";
@@ -170,7 +170,7 @@ TEST_P(AttentionConformance, KeyLengthsHidePaddedKeys) {
   }
 }
 
-TEST_P(AttentionConformance, RecurrentMatchesBatchStepByStep) {
+TEST_P(NnAttentionConformance, RecurrentMatchesBatchStepByStep) {
   auto attn = make(1, 8, 6);
   if (!attn->has_recurrent()) {
     RecurrentState state;
@@ -210,7 +210,7 @@ TEST_P(AttentionConformance, RecurrentMatchesBatchStepByStep) {
   EXPECT_LE(ops::max_abs_diff(v64.grad(), gv), 1e-10) << GetParam();
 }
 
-TEST_P(AttentionConformance, RawStepMatchesStep) {
+TEST_P(NnAttentionConformance, RawStepMatchesStep) {
   constexpr int64_t HR = 3, T = 12, Eq = 8, Mv = 6;
   auto attn = conformance_registry().create(
       GetParam(), {}, AttentionContext{.query_dim = Eq, .value_dim = Mv, .n_heads = HR, .generator = Generator(1, 7)});
@@ -245,7 +245,7 @@ TEST_P(AttentionConformance, RawStepMatchesStep) {
   }
 }
 
-TEST_P(AttentionConformance, DeterministicForAFixedSeed) {
+TEST_P(NnAttentionConformance, DeterministicForAFixedSeed) {
   auto a1 = make(5), a2 = make(5);
   a1->train();
   a2->train();
@@ -258,7 +258,7 @@ TEST_P(AttentionConformance, DeterministicForAFixedSeed) {
   }
 }
 
-TEST_P(AttentionConformance, OutputShapeAndDtype) {
+TEST_P(NnAttentionConformance, OutputShapeAndDtype) {
   auto attn = make();
   for (DType dt : {DType::f32, DType::f64}) {
     for (const MaskCase& mc : mask_cases(attn->mask_support())) {
@@ -281,7 +281,7 @@ TEST_P(AttentionConformance, OutputShapeAndDtype) {
   }
 }
 
-TEST_P(AttentionConformance, UnsupportedMasksAreClearErrors) {
+TEST_P(NnAttentionConformance, UnsupportedMasksAreClearErrors) {
   auto attn = make();
   Var q(rand({B, H, N, E})), k(rand({B, H, N, E})), v(rand({B, H, N, M}));
   for (const MaskCase& mc : mask_cases(attn->mask_support())) {
@@ -292,7 +292,7 @@ TEST_P(AttentionConformance, UnsupportedMasksAreClearErrors) {
   }
 }
 
-TEST_P(AttentionConformance, BadInputsAreClearErrors) {
+TEST_P(NnAttentionConformance, BadInputsAreClearErrors) {
   auto attn = make();
   const MaskSupport s = attn->mask_support();
   const AttentionMasks masks = s.full ? AttentionMasks::full() : AttentionMasks::causal();
@@ -325,10 +325,10 @@ std::string variant_test_name(const ::testing::TestParamInfo<std::string>& info)
   return s;
 }
 
-INSTANTIATE_TEST_SUITE_P(conformance, AttentionConformance, ::testing::ValuesIn(conformance_registry().names()),
+INSTANTIATE_TEST_SUITE_P(Registered, NnAttentionConformance, ::testing::ValuesIn(conformance_registry().names()),
                          variant_test_name);
 
-TEST(conformance, CoversEveryBuiltinAndTheToy) {
+TEST(NnAttentionConformanceCoverage, CoversEveryBuiltinAndTheToy) {
   std::vector<std::string> names = conformance_registry().names();
   for (const std::string& n : builtin_attention_registry().names())
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;

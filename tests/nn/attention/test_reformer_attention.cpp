@@ -125,7 +125,7 @@ Var dense_reference(const Var& q, const Var& v, const AttentionMasks& masks, con
 
 // --- registry ------------------------------------------------------------------------------------
 
-TEST(ReformerAttention, DefaultsAreThePapersSettings) {
+TEST(NnAttentionReformer, DefaultsAreThePapersSettings) {
   const AttentionParams p = builtin_attention_registry().resolve("reformer", {});
   EXPECT_EQ(p.get_int("chunk_size"), 32);
   EXPECT_EQ(p.get_int("bits"), 32);  // 64 buckets
@@ -154,7 +154,7 @@ TEST(ReformerAttention, DefaultsAreThePapersSettings) {
 
 // --- hashing -------------------------------------------------------------------------------------
 
-TEST(ReformerAttention, HashingProperties) {
+TEST(NnAttentionReformer, HashingProperties) {
   const int64_t B = 2, H = 3, N = 50, E = 8, bits = 5, R = 3;
   Generator data(2);
   Tensor k = normalize_rows(Var(Tensor::normal({B, H, N, E}, data, 0, 1, DType::f64))).data();
@@ -184,7 +184,7 @@ TEST(ReformerAttention, HashingProperties) {
 
 // --- the bucketed attention against the dense reference ------------------------------------------
 
-TEST(ReformerAttention, BucketedAttentionEqualsDenseReference) {
+TEST(NnAttentionReformer, BucketedAttentionEqualsDenseReference) {
   const int64_t B = 2, H = 2, N = 13, E = 4, M = 3, R = 3;
   Generator gen(3);
   Var q = random_var({B, H, N, E}, gen, DType::f64, true, -2, 2), v = random_var({B, H, N, M}, gen);
@@ -215,7 +215,7 @@ TEST(ReformerAttention, BucketedAttentionEqualsDenseReference) {
   }
 }
 
-TEST(ReformerAttention, GradcheckWithFixedBuckets) {
+TEST(NnAttentionReformer, GradcheckWithFixedBuckets) {
   const int64_t B = 2, H = 1, N = 7, E = 3, M = 2, R = 2;
   Generator gen(4);
   Tensor q = Tensor::uniform({B, H, N, E}, gen, -1, 1, DType::f64), v = Tensor::uniform({B, H, N, M}, gen, -1, 1, DType::f64);
@@ -238,7 +238,7 @@ TEST(ReformerAttention, GradcheckWithFixedBuckets) {
 
 // With one chunk covering the sequence and no self mask, every query sees every admissible key,
 // whatever the hashing: shared-QK softmax attention, i.e. "softmax" with keys = q/‖q‖.
-TEST(ReformerAttention, FullWindowEqualsSharedQKSoftmax) {
+TEST(NnAttentionReformer, FullWindowEqualsSharedQKSoftmax) {
   const int64_t B = 2, H = 2, N = 16, E = 5, M = 3;
   Generator gen(5);
   Var q = random_var({B, H, N, E}, gen, DType::f64, true, -2, 2), v = random_var({B, H, N, M}, gen);
@@ -269,7 +269,7 @@ TEST(ReformerAttention, FullWindowEqualsSharedQKSoftmax) {
   }
 }
 
-TEST(ReformerAttention, SelfMaskFallsBackToSelf) {
+TEST(NnAttentionReformer, SelfMaskFallsBackToSelf) {
   const int64_t B = 1, H = 2, N = 9, E = 4, M = 3;
   Generator gen(6);
   Var q = random_var({B, H, N, E}, gen), v = random_var({B, H, N, M}, gen);
@@ -284,7 +284,7 @@ TEST(ReformerAttention, SelfMaskFallsBackToSelf) {
   EXPECT_TRUE(ops::all_finite(attn->forward(Var(q0), Var(q0), v, AttentionMasks::full()).data()));
 }
 
-TEST(ReformerAttention, HashingIsFreshOnEveryCallAndDropoutOnlyInTraining) {
+TEST(NnAttentionReformer, HashingIsFreshOnEveryCallAndDropoutOnlyInTraining) {
   const int64_t B = 1, H = 2, N = 64, E = 8, M = 4;
   Generator gen(7);
   Var q = random_var({B, H, N, E}, gen), v = random_var({B, H, N, M}, gen);
@@ -326,7 +326,7 @@ int64_t peak_bytes(int64_t N, int64_t H, double* seconds) {
   return alloc.stats().peak_bytes - before;
 }
 
-TEST(ReformerAttention, PeakMemoryIsLinearInN) {
+TEST(NnAttentionReformer, PeakMemoryIsLinearInN) {
   const int64_t H = 2, N = 16384;
   double t_small = 0, t_big = 0;
   const int64_t small = peak_bytes(N / 4, H, &t_small);

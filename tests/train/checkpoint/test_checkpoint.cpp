@@ -187,7 +187,7 @@ bool have_command(const std::string& cmd) {
 
 // --- round trip and external readers ---------------------------------------------------------------
 
-TEST(train_checkpoint, RoundTripsEveryField) {
+TEST(TrainCheckpoint, RoundTripsEveryField) {
   TempDir dir;
   CheckpointData d = make_data(3);
   Generator gen(9);
@@ -210,7 +210,7 @@ TEST(train_checkpoint, RoundTripsEveryField) {
   expect_same(minimal, load_checkpoint(dir / "m.h5"));
 }
 
-TEST(train_checkpoint, RejectsBadNamesBeforeWritingAnything) {
+TEST(TrainCheckpoint, RejectsBadNamesBeforeWritingAnything) {
   TempDir dir;
   CheckpointData d = make_data(1);
   d.model.emplace_back("encoder.layers.0", Tensor::zeros({1}));  // also a module
@@ -230,7 +230,7 @@ TEST(train_checkpoint, RejectsBadNamesBeforeWritingAnything) {
   }
 }
 
-TEST(train_checkpoint, H5lsShowsTheModuleTreeAsGroups) {
+TEST(TrainCheckpoint, H5lsShowsTheModuleTreeAsGroups) {
   if (!have_command("command -v h5ls")) GTEST_SKIP() << "h5ls not installed (hdf5-tools)";
   TempDir dir;
   save_checkpoint(dir / "c.h5", make_data(2));
@@ -248,7 +248,7 @@ TEST(train_checkpoint, H5lsShowsTheModuleTreeAsGroups) {
   }
 }
 
-TEST(train_checkpoint, H5pyReadsAParameterWithNoLintraCode) {
+TEST(TrainCheckpoint, H5pyReadsAParameterWithNoLintraCode) {
   const std::string python = "/usr/bin/python3";
   if (!have_command(python + " -c 'import h5py'")) GTEST_SKIP() << "Debian's python3-h5py not installed";
   TempDir dir;
@@ -281,7 +281,7 @@ TEST(train_checkpoint, H5pyReadsAParameterWithNoLintraCode) {
 
 // --- damaged files ---------------------------------------------------------------------------------
 
-TEST(train_checkpoint, TruncatedFilesGiveClearErrors) {
+TEST(TrainCheckpoint, TruncatedFilesGiveClearErrors) {
   TempDir dir;
   save_checkpoint(dir / "c.h5", make_data(5));
   int64_t size = int64_t(fs::file_size(dir / "c.h5"));
@@ -296,7 +296,7 @@ TEST(train_checkpoint, TruncatedFilesGiveClearErrors) {
   }
 }
 
-TEST(train_checkpoint, FlippedByteInATensorIsADigestMismatchNamingIt) {
+TEST(TrainCheckpoint, FlippedByteInATensorIsADigestMismatchNamingIt) {
   TempDir dir;
   std::string path = dir / "c.h5";
   save_checkpoint(path, make_data(6));
@@ -312,7 +312,7 @@ TEST(train_checkpoint, FlippedByteInATensorIsADigestMismatchNamingIt) {
   EXPECT_EQ(report.problems[0], first_line(msg));
 }
 
-TEST(train_checkpoint, NotHdf5FutureVersionUnfinishedAndMissingTensor) {
+TEST(TrainCheckpoint, NotHdf5FutureVersionUnfinishedAndMissingTensor) {
   TempDir dir;
   std::ofstream(dir / "text.h5") << "model: {layers: 2}\n";
   EXPECT_EQ(first_line(load_error(dir / "text.h5")).rfind(dir / "text.h5: not an HDF5 file", 0), 0u);
@@ -354,7 +354,7 @@ TEST(train_checkpoint, NotHdf5FutureVersionUnfinishedAndMissingTensor) {
   EXPECT_EQ(first_line(load_error(field)), field + ": group /data/rank_0: attribute 'position': missing");
 }
 
-TEST(train_checkpoint, CheckAgainstReportsEveryMismatchAtOnce) {
+TEST(TrainCheckpoint, CheckAgainstReportsEveryMismatchAtOnce) {
   TempDir dir;
   save_checkpoint(dir / "c.h5", make_data(8));
   CheckpointData d = load_checkpoint(dir / "c.h5");
@@ -379,7 +379,7 @@ TEST(train_checkpoint, CheckAgainstReportsEveryMismatchAtOnce) {
   EXPECT_EQ(problems, want);
 }
 
-TEST(train_checkpoint, DescribeAndDiff) {
+TEST(TrainCheckpoint, DescribeAndDiff) {
   TempDir dir;
   save_checkpoint(dir / "a.h5", make_data(9));
   CheckpointData b = make_data(9);
@@ -409,7 +409,7 @@ TEST(train_checkpoint, DescribeAndDiff) {
 
 // --- the run directory -----------------------------------------------------------------------------
 
-TEST(train_checkpoint_manager, RetentionAndLatest) {
+TEST(TrainCheckpointManager, RetentionAndLatest) {
   TempDir dir;
   CheckpointManager mgr(dir.str(), /*keep_last=*/2, /*keep_every=*/4);
   std::ofstream(dir / "notes.txt") << "mine";
@@ -446,7 +446,7 @@ std::string resolve_error(const std::string& argument) {
 }
 
 
-TEST(train_checkpoint_manager, ResolvesWhatAUserNamesAsACheckpoint) {
+TEST(TrainCheckpointManager, ResolvesWhatAUserNamesAsACheckpoint) {
   TempDir run;
   const fs::path ckpts = run / "checkpoints";
   fs::create_directories(ckpts);
@@ -464,7 +464,7 @@ TEST(train_checkpoint_manager, ResolvesWhatAUserNamesAsACheckpoint) {
   EXPECT_HAS(resolve_error(run.str()), "step_99.h5, which does not exist");
 }
 
-TEST(train_checkpoint_manager, LoadLatestSkipsABrokenNewestLoudly) {
+TEST(TrainCheckpointManager, LoadLatestSkipsABrokenNewestLoudly) {
   TempDir dir;
   CheckpointManager mgr(dir.str(), 5);
   std::vector<std::string> log;
@@ -522,7 +522,7 @@ std::string save_with_file_size_limit(const std::string& dir, rlim_t limit, bool
   return msg;
 }
 
-TEST(train_checkpoint_manager, DiskFullLeavesThePreviousCheckpointAndLatest) {
+TEST(TrainCheckpointManager, DiskFullLeavesThePreviousCheckpointAndLatest) {
   for (bool many_small : {false, true}) {
     TempDir dir;
     CheckpointManager mgr(dir.str(), 3);
@@ -543,7 +543,7 @@ TEST(train_checkpoint_manager, DiskFullLeavesThePreviousCheckpointAndLatest) {
   }
 }
 
-TEST(train_checkpoint_manager, SurvivesSigkillAtRandomMoments) {
+TEST(TrainCheckpointManager, SurvivesSigkillAtRandomMoments) {
   TempDir dir;
   CheckpointManager mgr(dir.str(), 2, 5);
   // Made before fork() (see save_with_file_size_limit); a child only changes global_step.

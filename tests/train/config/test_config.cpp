@@ -76,7 +76,7 @@ Schema test_schema() {
 
 // --- fixtures -------------------------------------------------------------------------------------
 
-class train_config : public ::testing::Test {
+class TrainConfig : public ::testing::Test {
  protected:
   void SetUp() override {
     static std::atomic<int> counter{0};
@@ -106,7 +106,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 // --- merging --------------------------------------------------------------------------------------
 
-TEST_F(train_config, LaterFilesOverrideEarlierMappingsMergeListsReplace) {
+TEST_F(TrainConfig, LaterFilesOverrideEarlierMappingsMergeListsReplace) {
   std::string base = write("base.yaml",
                            "model:\n  layers: 2\n  d_model: 32\n  hidden: [8, 8, 8]\n"
                            "train:\n  steps: 10\n  tags: [a, b]\n");
@@ -122,7 +122,7 @@ TEST_F(train_config, LaterFilesOverrideEarlierMappingsMergeListsReplace) {
   EXPECT_EQ(cfg.where("model.d_model"), base + ":3");
 }
 
-TEST_F(train_config, DefaultsFillTheResolvedConfigInSchemaOrder) {
+TEST_F(TrainConfig, DefaultsFillTheResolvedConfigInSchemaOrder) {
   Config cfg = load({write("a.yaml", "train:\n  steps: 5\noptim:\n  lr: 0.01\n")});
   EXPECT_EQ(cfg.get_int("model.layers"), 4);
   EXPECT_EQ(cfg.get_string("optim.name"), "adam");
@@ -136,7 +136,7 @@ TEST_F(train_config, DefaultsFillTheResolvedConfigInSchemaOrder) {
   EXPECT_EQ(cfg.section("optim").keys(), (std::vector<std::string>{"name", "lr", "weight_decay", "betas"}));
 }
 
-TEST_F(train_config, NullMeansUseTheDefault) {
+TEST_F(TrainConfig, NullMeansUseTheDefault) {
   std::string a = write("a.yaml", "train:\n  steps: 5\nmodel:\n  layers: 9\n");
   std::string b = write("b.yaml", "model:\n  layers:\n");
   EXPECT_EQ(load({a, b}).get_int("model.layers"), 4);
@@ -144,7 +144,7 @@ TEST_F(train_config, NullMeansUseTheDefault) {
 
 // --- overrides ------------------------------------------------------------------------------------
 
-TEST_F(train_config, OverridesAreYamlValuesAppliedAfterTheFiles) {
+TEST_F(TrainConfig, OverridesAreYamlValuesAppliedAfterTheFiles) {
   std::string a = write("a.yaml", "train:\n  steps: 5\noptim:\n  lr: 0.1\n");
   Config cfg = load({a}, {"optim.lr=3e-4", "data.name=2017", "model.hidden=[1,2]", "train.amp=true",
                           "model.d_model=128", "+optim.clip=1.0", "optim.lr=5e-4"});
@@ -163,7 +163,7 @@ TEST_F(train_config, OverridesAreYamlValuesAppliedAfterTheFiles) {
   EXPECT_EQ(load({}, {"train.steps=3"}).get_int("train.steps"), 3);
 }
 
-TEST_F(train_config, OverrideOfAnUnknownKeySuggestsTheCloseOne) {
+TEST_F(TrainConfig, OverrideOfAnUnknownKeySuggestsTheCloseOne) {
   std::string a = write("a.yaml", "train:\n  steps: 5\n");
   std::string msg = error_of([&] { load({a}, {"optim.lrr=0.1"}); });
   EXPECT_HAS(first_line(msg), "command line override `optim.lrr=0.1`: optim.lrr: no such key");
@@ -172,7 +172,7 @@ TEST_F(train_config, OverrideOfAnUnknownKeySuggestsTheCloseOne) {
   EXPECT_HAS(msg, "+optim.lrr=0.1");
 }
 
-TEST_F(train_config, OptionalKeysNeedPlusAndPlusKeysAreStillValidated) {
+TEST_F(TrainConfig, OptionalKeysNeedPlusAndPlusKeysAreStillValidated) {
   std::string a = write("a.yaml", "train:\n  steps: 5\n");
   std::string msg = error_of([&] { load({a}, {"optim.clip=1.0"}); });
   EXPECT_HAS(first_line(msg), "optim.clip: not set in the config files and has no default");
@@ -191,7 +191,7 @@ TEST_F(train_config, OptionalKeysNeedPlusAndPlusKeysAreStillValidated) {
   EXPECT_HAS(first_line(msg), "`optim.lr` is not an override");
 }
 
-TEST_F(train_config, OverridesReachIntoVariantSectionsThroughTheirType) {
+TEST_F(TrainConfig, OverridesReachIntoVariantSectionsThroughTheirType) {
   std::string a = write("a.yaml", "train:\n  steps: 5\n");
   Config cfg = load({a}, {"model.attention.type=reformer", "model.attention.chunk_size=64"});
   EXPECT_EQ(cfg.get_int("model.attention.chunk_size"), 64);
@@ -200,7 +200,7 @@ TEST_F(train_config, OverridesReachIntoVariantSectionsThroughTheirType) {
   EXPECT_HAS(first_line(msg), "model.attention.chunk_size: no such key");
 }
 
-TEST(train_config_helpers, IsOverrideTellsKeysFromFiles) {
+TEST(TrainConfigHelpers, IsOverrideTellsKeysFromFiles) {
   EXPECT_TRUE(is_override("optim.lr=1e-3"));
   EXPECT_TRUE(is_override("+optim.clip=1"));
   EXPECT_TRUE(is_override("data.name="));
@@ -212,7 +212,7 @@ TEST(train_config_helpers, IsOverrideTellsKeysFromFiles) {
 
 // --- the messages users see -----------------------------------------------------------------------
 
-TEST_F(train_config, UnknownKeyNamesFileLineAndSuggests) {
+TEST_F(TrainConfig, UnknownKeyNamesFileLineAndSuggests) {
   std::string a = write("exp.yaml", "train:\n  steps: 5\noptim:\n  lrr: 0.1\n");
   std::string msg = error_of([&] { load({a}); });
   EXPECT_EQ(first_line(msg), a + ":4: optim.lrr: unknown key; did you mean 'optim.lr'?");
@@ -222,7 +222,7 @@ TEST_F(train_config, UnknownKeyNamesFileLineAndSuggests) {
   EXPECT_HAS(msg, "valid keys in the config: model, optim, train, data");
 }
 
-TEST_F(train_config, WrongTypesSayWhatWasExpectedAndFound) {
+TEST_F(TrainConfig, WrongTypesSayWhatWasExpectedAndFound) {
   std::string a = write("x.yaml", "train:\n  steps: 5\noptim:\n  lr: abc\nmodel:\n  layers: 2.5\n");
   std::string msg = error_of([&] { load({a}); });
   EXPECT_HAS(msg, a + ":4: optim.lr: expected a number, got abc");
@@ -239,7 +239,7 @@ TEST_F(train_config, WrongTypesSayWhatWasExpectedAndFound) {
   EXPECT_HAS(first_line(msg), "s.yaml:1: train: expected a section (a mapping of keys), got 3");
 }
 
-TEST_F(train_config, RangesAndLists) {
+TEST_F(TrainConfig, RangesAndLists) {
   std::string msg = error_of([&] { load({write("r.yaml", "train:\n  steps: 5\nmodel:\n  d_model: -4\n")}); });
   EXPECT_EQ(first_line(msg), dir_.string() + "/r.yaml:4: model.d_model: expected an integer >= 1, got -4");
   msg = error_of([&] { load({write("z.yaml", "train:\n  steps: 5\noptim:\n  lr: 0\n")}); });
@@ -257,7 +257,7 @@ TEST_F(train_config, RangesAndLists) {
   EXPECT_DOUBLE_EQ(cfg.get_double("optim.lr"), 1.0);
 }
 
-TEST_F(train_config, EnumsListTheirValuesIncludingOnesRegisteredAtRunTime) {
+TEST_F(TrainConfig, EnumsListTheirValuesIncludingOnesRegisteredAtRunTime) {
   std::string a = write("e.yaml", "train:\n  steps: 5\nmodel:\n  attention:\n    type: flash\n");
   std::string msg = error_of([&] { load({a}); });
   EXPECT_EQ(first_line(msg),
@@ -271,13 +271,13 @@ TEST_F(train_config, EnumsListTheirValuesIncludingOnesRegisteredAtRunTime) {
              "optim.name: expected one of 'sgd', 'adam' or 'radam', got adamw; did you mean 'adam'?");
 }
 
-TEST_F(train_config, RequiredKeysMustBeSet) {
+TEST_F(TrainConfig, RequiredKeysMustBeSet) {
   std::string msg = error_of([&] { load({write("r.yaml", "model:\n  layers: 2\n")}); });
   EXPECT_HAS(first_line(msg), "train.steps: required key is not set");
   EXPECT_HAS(msg, "optimizer steps [required int >= 1]");
 }
 
-TEST_F(train_config, FileLevelErrors) {
+TEST_F(TrainConfig, FileLevelErrors) {
   std::string msg = error_of([&] { load({write("empty.yaml", "# nothing here\n")}); });
   EXPECT_HAS(first_line(msg), "empty.yaml: the config file is empty");
   msg = error_of([&] { load({write("list.yaml", "- a\n- b\n")}); });
@@ -301,7 +301,7 @@ TEST_F(train_config, FileLevelErrors) {
 
 // --- getters --------------------------------------------------------------------------------------
 
-TEST_F(train_config, GettersNameTheKeyAndPlaceOnWrongTypesAndMissingKeys) {
+TEST_F(TrainConfig, GettersNameTheKeyAndPlaceOnWrongTypesAndMissingKeys) {
   std::string a = write("g.yaml", "train:\n  steps: 5\ndata:\n  name: mnist\n");
   Config cfg = load({a});
   std::string msg = error_of([&] { cfg.get_int("data.name"); });
@@ -322,7 +322,7 @@ TEST_F(train_config, GettersNameTheKeyAndPlaceOnWrongTypesAndMissingKeys) {
 
 // --- owned and variant sections -------------------------------------------------------------------
 
-TEST_F(train_config, OwnedSectionPassesThroughForItsOwnerToValidate) {
+TEST_F(TrainConfig, OwnedSectionPassesThroughForItsOwnerToValidate) {
   std::string a =
       write("own.yaml", "train:\n  steps: 5\ndata:\n  extra:\n    shards: 4\n    shuffel: true\n");
   Config cfg = load({a});
@@ -340,7 +340,7 @@ TEST_F(train_config, OwnedSectionPassesThroughForItsOwnerToValidate) {
   EXPECT_EQ(load({write("no.yaml", "train:\n  steps: 5\n")}).section("data.extra").keys().size(), 0u);
 }
 
-TEST_F(train_config, VariantSectionAllowsKeysByType) {
+TEST_F(TrainConfig, VariantSectionAllowsKeysByType) {
   std::string a =
       write("ref.yaml", "train:\n  steps: 5\nmodel:\n  attention:\n    type: reformer\n    chunk_size: 16\n");
   Config cfg = load({a});
@@ -361,7 +361,7 @@ TEST_F(train_config, VariantSectionAllowsKeysByType) {
 
 // --- writing --------------------------------------------------------------------------------------
 
-TEST_F(train_config, ToYamlRoundTripsAndIsStable) {
+TEST_F(TrainConfig, ToYamlRoundTripsAndIsStable) {
   std::string a =
       write("rt.yaml",
             "data:\n  name: \"2017\"\n  extra:\n    note: \"a: b # c\"\n    empty: ''\n"
@@ -388,14 +388,14 @@ TEST_F(train_config, ToYamlRoundTripsAndIsStable) {
   EXPECT_NE(config_digest(load({a}, {"model.attention.type=reformer", "+optim.clip=3"})), config_digest(cfg));
 }
 
-TEST_F(train_config, EquivalentSpellingsResolveToTheSameConfig) {
+TEST_F(TrainConfig, EquivalentSpellingsResolveToTheSameConfig) {
   Config x = load({write("x.yaml", "train: {steps: 1000, amp: True}\noptim: {lr: 0.001}\n")});
   Config y = load({write("y.yaml", "train:\n  steps: 1e3\n  amp: true\noptim:\n  lr: 1e-3\n")});
   EXPECT_EQ(x, y);
   EXPECT_EQ(config_digest(x), config_digest(y));
 }
 
-TEST_F(train_config, DocumentedYamlHoldsEveryKeyAndLoadsToTheDefaults) {
+TEST_F(TrainConfig, DocumentedYamlHoldsEveryKeyAndLoadsToTheDefaults) {
   std::string doc = schema_to_documented_yaml(schema_, "lintra base config\ngenerated");
   EXPECT_HAS(doc, "# lintra base config\n# generated\n\n");
   EXPECT_HAS(doc, "  # number of transformer layers [int >= 1; default 4]\n  layers: 4\n");
@@ -410,7 +410,7 @@ TEST_F(train_config, DocumentedYamlHoldsEveryKeyAndLoadsToTheDefaults) {
 
 // --- schema composition and helpers ---------------------------------------------------------------
 
-TEST(train_config_schema, ComposesFromPartsAndRejectsDuplicates) {
+TEST(TrainConfigSchema, ComposesFromPartsAndRejectsDuplicates) {
   Schema top = test_schema();
   top.section("model").add_double("dropout", 0.1, "dropout rate").range(0, 1);
   Schema extra;
@@ -433,7 +433,7 @@ TEST(train_config_schema, ComposesFromPartsAndRejectsDuplicates) {
              "schema default: kind: expected one of 'a' or 'b', got c");
 }
 
-TEST(train_config_helpers, CloseNamesAndPrefixes) {
+TEST(TrainConfigHelpers, CloseNamesAndPrefixes) {
   std::vector<std::string> keys = {"lr", "name", "weight_decay", "betas", "layers"};
   EXPECT_EQ(did_you_mean("lrr", keys), std::vector<std::string>{"lr"});
   EXPECT_EQ(did_you_mean("nmae", keys), std::vector<std::string>{"name"});            // transposition

@@ -54,7 +54,7 @@ std::vector<double> grad_at(int step, size_t n) {
 
 }  // namespace
 
-TEST(train_optim, radam_matches_reference_transcription_through_the_rectification_switch) {
+TEST(TrainOptim, RadamMatchesReferenceTranscriptionThroughTheRectificationSwitch) {
   // ρₜ crosses 5 at t = 6 for β2 = 0.999: 12 steps cover both branches.
   const size_t n = 5;
   std::vector<double> p0 = {0.5, -1.0, 2.0, 0.1, -0.3};
@@ -77,7 +77,7 @@ TEST(train_optim, radam_matches_reference_transcription_through_the_rectificatio
   }
 }
 
-TEST(train_optim, adam_decoupled_weight_decay_matches_formula) {
+TEST(TrainOptim, AdamDecoupledWeightDecayMatchesFormula) {
   Var w(Tensor::from_vector(std::vector<double>{1.0, -2.0}, {2}), true);
   OptimizerOptions o;
   o.name = "adam";
@@ -101,7 +101,7 @@ TEST(train_optim, adam_decoupled_weight_decay_matches_formula) {
   }
 }
 
-TEST(train_optim, sgd_momentum_minimises_a_quadratic) {
+TEST(TrainOptim, SgdMomentumMinimisesAQuadratic) {
   Var w(Tensor::from_vector(std::vector<double>{3.0, -4.0}, {2}), true);
   OptimizerOptions o;
   o.name = "sgd";
@@ -117,7 +117,7 @@ TEST(train_optim, sgd_momentum_minimises_a_quadratic) {
   EXPECT_LT(ops::max_abs_diff(w.data(), Tensor::zeros({2}, DType::f64)), 1e-4);
 }
 
-TEST(train_optim, state_round_trip_continues_identically) {
+TEST(TrainOptim, StateRoundTripContinuesIdentically) {
   auto run = [](int split) {
     Var w(Tensor::from_vector(std::vector<double>{0.3, 0.7, -0.2}, {3}), true);
     OptimizerOptions o;
@@ -142,7 +142,7 @@ TEST(train_optim, state_round_trip_continues_identically) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]);
 }
 
-TEST(train_optim, load_state_reports_every_mismatch) {
+TEST(TrainOptim, LoadStateReportsEveryMismatch) {
   Var w(Tensor::zeros({2, 3}), true), b(Tensor::zeros({3}), true);
   auto opt = make_optimizer({{"w", w}, {"b", b}}, OptimizerOptions{});
   auto state = opt->state();
@@ -158,7 +158,7 @@ TEST(train_optim, load_state_reports_every_mismatch) {
   }
 }
 
-TEST(train_optim, unknown_optimizer_is_a_clear_error) {
+TEST(TrainOptim, UnknownOptimizerIsAClearError) {
   OptimizerOptions o;
   o.name = "adagrad";
   try {
@@ -169,7 +169,7 @@ TEST(train_optim, unknown_optimizer_is_a_clear_error) {
   }
 }
 
-TEST(train_schedule, step_drop_plateau_and_warmup) {
+TEST(TrainSchedule, StepDropPlateauAndWarmup) {
   Schedule step({.name = "step", .base_lr = 1e-3, .milestones = {3000}, .factor = 0.1});
   EXPECT_DOUBLE_EQ(step.lr_at(2999), 1e-3);
   EXPECT_DOUBLE_EQ(step.lr_at(3000), 1e-4);
