@@ -230,11 +230,7 @@ std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptio
     std::vector<AttentionBenchRow> mine = sweep_variant(spec, opt);
     rows.insert(rows.end(), mine.begin(), mine.end());
   }
-  if (!opt.json_path.empty()) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& r : rows) out.push_back(row_json(r));
-    write_bench_json(opt.json_path, out, "attention");
-  }
+  write_bench_rows(opt.json_path, rows, row_json, "attention");
   return rows;
 }
 

@@ -264,11 +264,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
     fmt::print("\nper-token cost of the recurrent form at batch 1 (step + sampling, best of 3 per position):\n");
     for (const auto& line : profile_lines) fmt::print("{}\n", line);
   }
-  if (!o.json_path.empty()) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& r : rows) out.push_back(row_json(r));
-    write_bench_json(o.json_path, out, "generate");
-  }
+  write_bench_rows(o.json_path, rows, row_json, "generate");
   return rows;
 }
 

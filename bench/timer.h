@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace lintra::bench {
 
@@ -29,5 +30,13 @@ std::string git_revision();
 
 // Writes a benchmark's rows (a JSON array) to path and says so; throws naming the bench and file.
 void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench);
+// The same for benchmark rows: one JSON object per row (to_json(row)); nothing when path is empty.
+template <typename Row, typename ToJson>
+void write_bench_rows(const std::string& path, const std::vector<Row>& rows, ToJson to_json, const char* bench) {
+  if (path.empty()) return;
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& r : rows) out.push_back(to_json(r));
+  write_bench_json(path, out, bench);
+}
 
 }  // namespace lintra::bench

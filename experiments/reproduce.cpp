@@ -169,12 +169,7 @@ int run_reproduce(const ReproduceCommand& cmd) {
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   fs::create_directories(cmd.results_dir);
-  const std::string md = results_markdown(run, cmd.results_dir);
-  const std::string out = fmt::format("{}/{}-{}.md", cmd.results_dir, spec.name, cmd.scale);
-  std::ofstream f(out);
-  f << md;
-  LINTRA_CHECK(f.good(), "reproduce: cannot write {}", out);
-  fmt::print("\n{}\nwrote {}\n", md, out);
+  write_results_file(cmd.results_dir, fmt::format("{}-{}.md", spec.name, cmd.scale), results_markdown(run, cmd.results_dir));
   return 0;
 }
 

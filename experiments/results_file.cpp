@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "bench/timer.h"
+#include "core/error.h"
 #include "core/threading.h"
 #include "experiments/findings.h"
 #include "experiments/plot.h"
@@ -140,6 +143,15 @@ std::string results_markdown(const TableRun& run, const std::string& results_dir
     for (const std::string& row : run.rows) md += fmt::format("- {}: ![{} samples]({})\n", row, row, run.grids.at(row));
   }
   return md + commands_and_machine(run);
+}
+
+void write_results_file(const std::string& results_dir, const std::string& name, const std::string& md) {
+  std::filesystem::create_directories(results_dir);
+  const std::string out = results_dir + "/" + name;
+  std::ofstream f(out);
+  f << md;
+  LINTRA_CHECK(f.good(), "reproduce: cannot write {}", out);
+  fmt::print("\n{}\nwrote {}\n", md, out);
 }
 
 }  // namespace lintra::experiments

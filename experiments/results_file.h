@@ -29,4 +29,8 @@ struct TableRun {
 // The file's text; draws its figures into results_dir (PNG files the text links to).
 std::string results_markdown(const TableRun& run, const std::string& results_dir);
 
+// Writes <results_dir>/<name> (making the folder) and prints the text and where it went; every
+// table of `lintra reproduce` ends here.
+void write_results_file(const std::string& results_dir, const std::string& name, const std::string& md);
+
 }  // namespace lintra::experiments

@@ -13,6 +13,7 @@
 #include "bench/generate.h"
 #include "bench/timer.h"
 #include "experiments/plot.h"
+#include "experiments/results_file.h"
 #include "train/run_dir.h"
 
 namespace lintra::experiments {
@@ -58,12 +59,6 @@ std::string machine_section(const std::string& command, double wall) {
                      "- wall time of this command: {:.0f} s\n- date: {}\n",
                      command, bench::machine_line(), LINTRA_BUILD_TYPE, LINTRA_VERSION, bench::git_revision(),
                      wall, utc_timestamp());
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  f << text;
-  LINTRA_CHECK(f.good(), "reproduce: cannot write {}", path);
 }
 
 // The generation benchmark for one image kind at this scale.
@@ -145,10 +140,7 @@ int throughput(const ReproduceCommand& cmd, const std::string& command) {
                    "17.85 / 0.32 = 56×, \"more than 50×\"");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   md += machine_section(command, wall);
-  fs::create_directories(cmd.results_dir);
-  const std::string out = fmt::format("{}/throughput-{}.md", cmd.results_dir, cmd.scale);
-  write_file(out, md);
-  fmt::print("\n{}\nwrote {}\n", md, out);
+  write_results_file(cmd.results_dir, fmt::format("throughput-{}.md", cmd.scale), md);
   return 0;
 }
 
@@ -185,10 +177,7 @@ int latency(const ReproduceCommand& cmd, const std::string& command) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   md += machine_section(command, wall);
-  fs::create_directories(cmd.results_dir);
-  const std::string out = fmt::format("{}/latency-{}.md", cmd.results_dir, cmd.scale);
-  write_file(out, md);
-  fmt::print("\n{}\nwrote {}\n", md, out);
+  write_results_file(cmd.results_dir, fmt::format("latency-{}.md", cmd.scale), md);
   return 0;
 }
 
@@ -290,9 +279,7 @@ int scaling(const ReproduceCommand& cmd, const std::string& command) {
   md += fmt::format("\n![time per sample]({})\n\n![memory per sample]({})\n", tpng, mpng);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   md += machine_section(command, wall);
-  const std::string out = fmt::format("{}/scaling-{}.md", cmd.results_dir, cmd.scale);
-  write_file(out, md);
-  fmt::print("\n{}\nwrote {}\n", md, out);
+  write_results_file(cmd.results_dir, fmt::format("scaling-{}.md", cmd.scale), md);
   return 0;
 }
 
