@@ -37,6 +37,7 @@ inline Var abs(const Var& x) { return unary<op::Abs>(x); }
 inline Var square(const Var& x) { return unary<op::Square>(x); }
 inline Var tanh(const Var& x) { return unary<op::Tanh>(x); }
 inline Var sigmoid(const Var& x) { return unary<op::Sigmoid>(x); }
+inline Var log_sigmoid(const Var& x) { return unary<op::LogSigmoid>(x); }  // log σ(x), finite for any finite x
 inline Var relu(const Var& x) { return unary<op::Relu>(x); }
 inline Var elu(const Var& x, double alpha = 1.0) { return unary<op::Elu>(x, alpha); }
 inline Var gelu(const Var& x) { return unary<op::Gelu>(x); }  // exact (erf) form

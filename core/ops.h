@@ -41,6 +41,7 @@ inline Tensor abs(const Tensor& x) { return unary<op::Abs>(x); }
 inline Tensor square(const Tensor& x) { return unary<op::Square>(x); }
 inline Tensor tanh(const Tensor& x) { return unary<op::Tanh>(x); }
 inline Tensor sigmoid(const Tensor& x) { return unary<op::Sigmoid>(x); }
+inline Tensor log_sigmoid(const Tensor& x) { return unary<op::LogSigmoid>(x); }
 inline Tensor relu(const Tensor& x) { return unary<op::Relu>(x); }
 inline Tensor gelu(const Tensor& x) { return unary<op::Gelu>(x); }
 inline Tensor softplus(const Tensor& x) { return unary<op::Softplus>(x); }

@@ -288,8 +288,21 @@ struct RsubScalar {
   static double reference_backward(double g, double, double) { return -g; }
 };
 
+// log σ(x) = min(x, 0) − log(1 + e^{−|x|}), accurate for every finite x (log of σ(x) as written
+// fails below x ≈ −88 in float32, where σ underflows); d = g·σ(−x) = g·(1 − σ(x)).
+struct LogSigmoid {
+  static constexpr const char* name = "log_sigmoid";
+  template <class T> LINTRA_HD static T fast(T x) {
+    return (x < T(0) ? x : T(0)) - std::log1p(std::exp(-std::abs(x)));
+  }
+  static double reference(double x) { return std::log(1 / (1 + std::exp(-x))); }
+  static constexpr Saves saves = Saves::x;
+  template <class T> LINTRA_HD static T backward(T g, T x, T) { return g * scalar::sigmoid<T>(-x); }
+  static double reference_backward(double g, double x) { return g / (1 + std::exp(x)); }
+};
+
 using UnaryOps = OpList<Neg, Exp, Log, Log1p, Sqrt, Rsqrt, Abs, Square, Tanh, Sigmoid, Relu, Gelu, Softplus, Sign,
-                        Reciprocal, Elu, PowScalar, Clamp, AddScalar, MulScalar, RsubScalar>;
+                        Reciprocal, Elu, PowScalar, Clamp, AddScalar, MulScalar, RsubScalar, LogSigmoid>;
 
 }  // namespace lintra::op
 

@@ -71,7 +71,7 @@ Var mixture_of_logistics_nll(const Var& params, const Tensor& target, Reduction 
   Var min_in = inv_s * (centered - half_bin);
   Var mid_in = inv_s * centered;
 
-  Var log_cdf_plus = plus_in - softplus(plus_in);  // log σ(plus_in): the first bin
+  Var log_cdf_plus = log_sigmoid(plus_in);         // log σ(plus_in): the first bin
   Var log_one_minus_cdf_min = -softplus(min_in);   // log(1 − σ(min_in)): the last bin
   Var cdf_delta = sigmoid(plus_in) - sigmoid(min_in);
   Var log_pdf_mid = mid_in - log_s - 2.0 * softplus(mid_in) - std::log(double(options.levels - 1) / 2.0);

@@ -40,6 +40,7 @@ const std::vector<UnaryCase> kUnary = {
     {"square", [](const Var& x) { return square(x); }, -2, 2},
     {"tanh", [](const Var& x) { return tanh(x); }, -2, 2},
     {"sigmoid", [](const Var& x) { return sigmoid(x); }, -3, 3},
+    {"log_sigmoid", [](const Var& x) { return log_sigmoid(x); }, -4, 4},
     {"relu", [](const Var& x) { return relu(x); }, -2, 2, {0}},
     {"elu(1)", [](const Var& x) { return elu(x); }, -2, 2, {0}},
     {"elu(1.3)", [](const Var& x) { return elu(x, 1.3); }, -2, 2, {0}},
@@ -109,6 +110,7 @@ const std::vector<OpCase> kOps = {
     {unary_op<op::AddScalar>, -2, 2, 0.75},
     {unary_op<op::MulScalar>, -2, 2, -1.5},
     {unary_op<op::RsubScalar>, -2, 2, 2.0},
+    {unary_op<op::LogSigmoid>, -4, 4},
 };
 
 TEST(autograd_gradcheck_elementwise, EveryUnaryOpWithABackwardHasACase) {

@@ -79,6 +79,7 @@ const std::vector<UnaryCase> kUnary = {
     {unary_op<op::AddScalar>, -3, 3, 0.25},
     {unary_op<op::MulScalar>, -3, 3, -1.5},
     {unary_op<op::RsubScalar>, -3, 3, 2.0},
+    {unary_op<op::LogSigmoid>, -20, 20},
 };
 
 std::string label(const UnaryCase& c) { return fmt::format("{}(a={}, b={})", name(c.op), c.a, c.b); }
@@ -148,6 +149,24 @@ TEST(core_elementwise, UnaryBackwardMatchesReferenceDerivative) {
 TEST(core_elementwise, UnaryBackwardOfAnOpWithoutOneThrows) {
   Tensor x = Tensor::ones({3});
   EXPECT_THROW(ops::unary_backward(unary_op<op::Sign>, x, x, x), Error);
+}
+
+TEST(core_elementwise, LogSigmoidIsFiniteAndAccurateForLargeInputs) {
+  // log σ(x) ≈ x for x ≪ 0 and ≈ −e^{−x} for x ≫ 0; log(σ(x)) taken literally underflows to −inf
+  // (or clamps) in float32 below x ≈ −88, and 1 − σ(x) rounds to 0 for large x.
+  for (const auto& [dt, big] : {std::pair{DType::f32, 80.0}, std::pair{DType::f64, 700.0}}) {
+    Tensor x = Tensor::from_vector(std::vector<double>{-big, -big / 2, -1, 0, 1, big / 2, big}, {7}).to(dt);
+    Tensor y = ops::log_sigmoid(x);
+    EXPECT_TRUE(ops::all_finite(y)) << dt;
+    EXPECT_TRUE(close_to(y, reference::unary(unary_op<op::LogSigmoid>, x), tol_for(dt))) << dt;
+    EXPECT_EQ(y.at({0}), double(Tensor::scalar(-big, dt).item())) << dt;  // −big − log1p(e^−big) rounds to −big
+    EXPECT_LT(y.at({6}), 0.0) << dt;                                      // −e^−big, not 0
+    Tensor dx = ops::unary_backward(unary_op<op::LogSigmoid>, Tensor::ones({7}, dt), x, Tensor());
+    EXPECT_TRUE(ops::all_finite(dx)) << dt;
+    EXPECT_TRUE(close_to(dx, reference::unary_backward(unary_op<op::LogSigmoid>, Tensor::ones({7}, dt), x),
+                         tol_for(dt)))
+        << dt;
+  }
 }
 
 // --- int64 ------------------------------------------------------------------------------------------
