@@ -18,31 +18,42 @@ namespace lintra {
 using Dims = std::vector<int64_t>;
 
 // --- elementwise (ops/elementwise.cpp) -----------------------------------------------------------
-Var neg(const Var& x);
+// A unary op of the op list (core/unary_ops.h) is differentiated by its own backward formula there:
+// unary<Op> runs the forward kernel and records a node that calls the kernel unary_backward, saving
+// only what the op's `saves` names.
+Var unary(kernels::UnaryOp op, const Var& x, double a = 0, double b = 0);
+template <class Op> Var unary(const Var& x, double a = 0, double b = 0) {
+  static_assert(op::has_backward<Op>, "this op has no backward formula in core/unary_ops.h");
+  return unary(kernels::unary_op<Op>, x, a, b);
+}
+
+inline Var neg(const Var& x) { return unary<op::Neg>(x); }
+inline Var exp(const Var& x) { return unary<op::Exp>(x); }
+inline Var log(const Var& x) { return unary<op::Log>(x); }
+inline Var log1p(const Var& x) { return unary<op::Log1p>(x); }
+inline Var sqrt(const Var& x) { return unary<op::Sqrt>(x); }
+inline Var rsqrt(const Var& x) { return unary<op::Rsqrt>(x); }
+inline Var abs(const Var& x) { return unary<op::Abs>(x); }
+inline Var square(const Var& x) { return unary<op::Square>(x); }
+inline Var tanh(const Var& x) { return unary<op::Tanh>(x); }
+inline Var sigmoid(const Var& x) { return unary<op::Sigmoid>(x); }
+inline Var log_sigmoid(const Var& x) { return unary<op::LogSigmoid>(x); }  // log σ(x), finite for any finite x
+inline Var relu(const Var& x) { return unary<op::Relu>(x); }
+inline Var elu(const Var& x, double alpha = 1.0) { return unary<op::Elu>(x, alpha); }
+inline Var gelu(const Var& x) { return unary<op::Gelu>(x); }  // exact (erf) form
+inline Var softplus(const Var& x) { return unary<op::Softplus>(x); }
+inline Var pow(const Var& x, double p) { return unary<op::PowScalar>(x, p); }  // x^p
+inline Var mul(const Var& x, double s) { return unary<op::MulScalar>(x, s); }
+Var clamp(const Var& x, double low, double high);  // gradient 1 inside [low, high], 0 outside
+Var add(const Var& x, double s);                   // passes the gradient through, no kernel
+
 Var add(const Var& a, const Var& b);
 Var sub(const Var& a, const Var& b);
 Var mul(const Var& a, const Var& b);
 Var div(const Var& a, const Var& b);
-Var add(const Var& x, double s);
-Var mul(const Var& x, double s);
-Var pow(const Var& x, double p);     // x^p
 Var pow(const Var& a, const Var& b);  // a^b (a > 0 where b's gradient is needed)
 Var maximum(const Var& a, const Var& b);  // ties split the gradient evenly
 Var minimum(const Var& a, const Var& b);
-Var exp(const Var& x);
-Var log(const Var& x);
-Var log1p(const Var& x);
-Var sqrt(const Var& x);
-Var rsqrt(const Var& x);
-Var abs(const Var& x);
-Var square(const Var& x);
-Var tanh(const Var& x);
-Var sigmoid(const Var& x);
-Var relu(const Var& x);
-Var elu(const Var& x, double alpha = 1.0);
-Var gelu(const Var& x);  // exact (erf) form
-Var softplus(const Var& x);
-Var clamp(const Var& x, double low, double high);  // gradient 1 inside [low, high], 0 outside
 // cond ? a : b (cond is a u8 tensor, not differentiable); masked_fill puts value where mask is 1.
 Var where(const Tensor& cond, const Var& a, const Var& b);
 Var masked_fill(const Var& x, const Tensor& mask, double value);

@@ -104,8 +104,8 @@ CaseResult causal_linear_case(int64_t B, int64_t H, int64_t N, int64_t E, int64_
   float* cp = c.data<float>();
   auto t = time_pair(
       [&] {
-        kernels::causal_product_forward(q, k, v, out);
-        kernels::causal_product_backward(q, k, v, g, gq, gk, gv);
+        kernels::on(out).causal_product_forward(q, k, v, out);
+        kernels::on(gq).causal_product_backward(q, k, v, g, gq, gk, gv);
       },
       [&] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, S, S, 1.0f, ap, S, bp, S, 0.0f, cp, S); }, min_s);
   const double flops = 2.0 * 6.0 * double(B * H * N) * double(E) * double(M);

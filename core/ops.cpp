@@ -44,6 +44,14 @@ Shape reduced_shape(const Shape& s, const Dims& dims, bool keepdim) {
   return out;
 }
 
+// A tensor unary_backward reads: defined, with the gradient's shape and dtype.
+void check_saved(const Tensor& t, const Tensor& grad, const char* op, const char* what) {
+  LINTRA_CHECK(t.defined() && t.shape() == grad.shape(),
+               "unary_backward: {} needs the saved {} with the gradient's shape {}, got {}", op, what,
+               shape_str(grad.shape()), t.defined() ? shape_str(t.shape()) : "undefined");
+  check_same_dtype(t, grad, "unary_backward");
+}
+
 void check_index(const Tensor& index, int64_t size, const char* op, const Shape& xshape, int64_t dim) {
   LINTRA_CHECK(index.dtype() == DType::i64, "{}: index must be int64, got {}", op, index.dtype());
   Tensor c = index.contiguous();
@@ -59,35 +67,47 @@ void check_index(const Tensor& index, int64_t size, const char* op, const Shape&
 // --- elementwise ---------------------------------------------------------------------------------
 
 Tensor unary(UnaryOp op, const Tensor& x, double a, double b) {
-  check_defined(x, "unary");
+  check_defined(x, name(op));
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  kernels::unary(op, x, out, a, b);
+  kernels::on(out).unary(op, x, out, a, b);
   return out;
+}
+
+Tensor unary_backward(UnaryOp op, const Tensor& grad, const Tensor& x, const Tensor& y, double a, double b) {
+  LINTRA_CHECK(kernels::has_backward(op), "unary_backward: {} has no backward", name(op));
+  check_defined(grad, "unary_backward");
+  const op::Saves saves = kernels::backward_saves(op);
+  if (op::saves_x(saves)) check_saved(x, grad, name(op), "x");
+  if (op::saves_y(saves)) check_saved(y, grad, name(op), "y");
+  Tensor dx = Tensor::empty(grad.shape(), grad.dtype(), grad.device());
+  kernels::on(dx).unary_backward(op, grad, x, y, dx, a, b);
+  return dx;
 }
 
 Tensor clamp(const Tensor& x, double low, double high) {
   LINTRA_CHECK(low <= high, "clamp: low {} > high {}", low, high);
-  return unary(UnaryOp::clamp, x, low, high);
+  return unary<op::Clamp>(x, low, high);
 }
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const char* name) {
-  check_defined(a, name);
-  check_defined(b, name);
-  check_same_dtype(a, b, name);
-  Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
-  bool cmp = op >= BinaryOp::eq && op <= BinaryOp::ge;
-  Tensor out = Tensor::empty(shape, cmp ? kBool : a.dtype(), a.device());
-  kernels::binary(op, a, b, out);
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* what = name(op);
+  check_defined(a, what);
+  check_defined(b, what);
+  check_same_dtype(a, b, what);
+  Shape shape = broadcast_shapes(a.shape(), b.shape(), what);
+  Tensor out = Tensor::empty(shape, kernels::is_comparison(op) ? kBool : a.dtype(), a.device());
+  kernels::on(out).binary(op, a, b, out);
   return out;
 }
 
-Tensor compare(BinaryOp op, const Tensor& a, double s) {
-  return binary(op, a, Tensor::scalar(s, a.dtype()), "compare");
+Tensor binary(BinaryOp op, const Tensor& a, double s) {
+  check_defined(a, name(op));
+  return binary(op, a, Tensor::scalar(s, a.dtype()));
 }
 
 Tensor logical_not(const Tensor& mask) {
   LINTRA_CHECK(mask.dtype() == kBool, "logical_not: expected a uint8 mask, got {}", mask.dtype());
-  return compare(BinaryOp::eq, mask, 0.0);
+  return eq(mask, 0.0);
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -95,7 +115,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_dtype(a, b, "where");
   Shape shape = broadcast_shapes(broadcast_shapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
   Tensor out = Tensor::empty(shape, a.dtype(), a.device());
-  kernels::where(cond, a, b, out);
+  kernels::on(out).where(cond, a, b, out);
   return out;
 }
 
@@ -121,7 +141,7 @@ Tensor reduce_dims(ReduceOp op, const Tensor& x, const Dims& dims_in, bool keepd
     Shape s = cur.shape();
     s[size_t(*it)] = 1;
     Tensor out = Tensor::empty(s, x.dtype(), x.device());
-    kernels::reduce(op, cur, *it, out);
+    kernels::on(out).reduce(op, cur, *it, out);
     cur = out;
   }
   if (dims.empty()) cur = x.clone();
@@ -156,7 +176,7 @@ std::pair<Tensor, Tensor> arg_reduce(bool is_max, const Tensor& x, int64_t dim, 
   s[size_t(dim)] = 1;
   Tensor values = Tensor::empty(s, x.dtype(), x.device());
   Tensor indices = Tensor::empty(s, DType::i64, x.device());
-  kernels::arg_reduce(is_max, x, dim, values, indices);
+  kernels::on(x).arg_reduce(is_max, x, dim, values, indices);
   if (!keepdim) {
     values = values.squeeze(dim);
     indices = indices.squeeze(dim);
@@ -173,7 +193,7 @@ Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) { return min(x, dim, k
 Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
   Tensor m = amax(x, dims, true);
   // Rows that are all −inf: use 0 as the shift so that exp(−inf − 0) = 0 and the result is −inf.
-  Tensor finite_m = where(compare(BinaryOp::eq, abs(m), std::numeric_limits<double>::infinity()),
+  Tensor finite_m = where(eq(abs(m), std::numeric_limits<double>::infinity()),
                           Tensor::scalar(0, x.dtype()), m);
   Tensor s = sum(exp(sub(x, finite_m)), dims, true);
   Tensor out = add(log(s), finite_m);
@@ -216,7 +236,7 @@ Tensor softmax(const Tensor& x, int64_t dim) {
   dim = normalize_dim(dim, x.shape(), "softmax");
   Tensor xc = last_dim_contiguous(x, dim);
   Tensor out = Tensor::empty(xc.shape(), x.dtype(), x.device());
-  kernels::softmax_forward(xc, false, out);
+  kernels::on(out).softmax_forward(xc, false, out);
   return dim == x.dim() - 1 ? out : out.transpose(dim, -1);
 }
 
@@ -226,7 +246,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
   dim = normalize_dim(dim, x.shape(), "log_softmax");
   Tensor xc = last_dim_contiguous(x, dim);
   Tensor out = Tensor::empty(xc.shape(), x.dtype(), x.device());
-  kernels::softmax_forward(xc, true, out);
+  kernels::on(out).softmax_forward(xc, true, out);
   return dim == x.dim() - 1 ? out : out.transpose(dim, -1);
 }
 
@@ -235,7 +255,7 @@ Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, bool log
   dim = normalize_dim(dim, y.shape(), "softmax_backward");
   Tensor yc = last_dim_contiguous(y, dim), gc = last_dim_contiguous(dy, dim);
   Tensor dx = Tensor::empty(yc.shape(), y.dtype(), y.device());
-  kernels::softmax_backward(yc, gc, log, dx);
+  kernels::on(dx).softmax_backward(yc, gc, log, dx);
   return dim == y.dim() - 1 ? dx : dx.transpose(dim, -1);
 }
 
@@ -250,15 +270,15 @@ LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& b
   Tensor xc = x.contiguous();
   Shape rows(x.shape().begin(), x.shape().end() - 1);
   LayerNormResult r{Tensor::empty(x.shape(), x.dtype()), Tensor::empty(rows, x.dtype()), Tensor::empty(rows, x.dtype())};
-  kernels::layer_norm_forward(xc, gamma.contiguous(), beta.contiguous(), eps, r.y, r.mean, r.rstd);
+  kernels::on(r.y).layer_norm_forward(xc, gamma.contiguous(), beta.contiguous(), eps, r.y, r.mean, r.rstd);
   return r;
 }
 
 LayerNormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, const LayerNormResult& fwd, const Tensor& gamma) {
   const int64_t D = x.shape().back();
   LayerNormGrads g{Tensor::empty(x.shape(), x.dtype()), Tensor::empty({D}, x.dtype()), Tensor::empty({D}, x.dtype())};
-  kernels::layer_norm_backward(dy.contiguous(), x.contiguous(), fwd.mean, fwd.rstd, gamma.contiguous(), g.dx, g.dgamma,
-                               g.dbeta);
+  kernels::on(g.dx).layer_norm_backward(dy.contiguous(), x.contiguous(), fwd.mean, fwd.rstd, gamma.contiguous(), g.dx,
+                                        g.dgamma, g.dbeta);
   return g;
 }
 
@@ -288,7 +308,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   out_shape.push_back(M);
   out_shape.push_back(N);
   Tensor out = Tensor::empty(out_shape, a.dtype(), a.device());
-  kernels::matmul(a, b, out);
+  kernels::on(out).matmul(a, b, out);
   if (a_in.dim() == 1) out = out.squeeze(-2);
   if (b_in.dim() == 1) out = out.squeeze(-1);
   return out;
@@ -319,7 +339,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   for (const Tensor& x : xs) {
     int64_t n = x.shape()[size_t(dim)];
     Tensor dst = out.narrow(dim, at, n);
-    kernels::copy(x, dst);
+    kernels::on(dst).copy(x, dst);
     at += n;
   }
   return out;
@@ -382,7 +402,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, double value) {
     int64_t d = x.dim() - 1 - int64_t(k);
     dst = dst.narrow(d, pads[2 * k], x.shape()[size_t(d)]);
   }
-  kernels::copy(x, dst);
+  kernels::on(dst).copy(x, dst);
   return out;
 }
 
@@ -415,7 +435,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   Shape s = x.shape();
   s[size_t(dim)] = index.numel();
   Tensor out = Tensor::empty(s, x.dtype(), x.device());
-  kernels::index_select(x, dim, index, out);
+  kernels::on(out).index_select(x, dim, index, out);
   return out;
 }
 
@@ -428,7 +448,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                  "gather: index {} is larger than input {} in dim {}", shape_str(index.shape()), shape_str(x.shape()), d);
   check_index(index, x.shape()[size_t(dim)], "gather", x.shape(), dim);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
-  kernels::gather(x, dim, index, out);
+  kernels::on(out).gather(x, dim, index, out);
   return out;
 }
 
@@ -447,7 +467,7 @@ Tensor scatter_add(const Tensor& base, int64_t dim, const Tensor& index, const T
   check_index(index, base.shape()[size_t(dim)], "scatter_add", base.shape(), dim);
   Tensor out = base.clone();
   Tensor s = src.shape() == index.shape() ? src : src.as_strided(index.shape(), src.strides(), src.offset());
-  kernels::scatter_add(out, dim, index, s);
+  kernels::on(out).scatter_add(out, dim, index, s);
   return out;
 }
 
@@ -461,7 +481,7 @@ Tensor index_add(const Tensor& base, int64_t dim, const Tensor& index, const Ten
                shape_str(src.shape()), shape_str(expect), shape_str(base.shape()), dim);
   check_index(index, base.shape()[size_t(dim)], "index_add", base.shape(), dim);
   Tensor out = base.clone();
-  kernels::index_add(out, dim, index, src);
+  kernels::on(out).index_add(out, dim, index, src);
   return out;
 }
 
@@ -486,7 +506,7 @@ Tensor one_hot(const Tensor& index, int64_t classes, DType dtype) {
 Tensor cumsum(const Tensor& x, int64_t dim, bool reverse) {
   dim = normalize_dim(dim, x.shape(), "cumsum");
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  kernels::cumsum(x, dim, reverse, out);
+  kernels::on(out).cumsum(x, dim, reverse, out);
   return out;
 }
 
@@ -494,7 +514,7 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   dim = normalize_dim(dim, x.shape(), "sort");
   Tensor values = Tensor::empty(x.shape(), x.dtype(), x.device());
   Tensor indices = Tensor::empty(x.shape(), DType::i64, x.device());
-  kernels::sort(x, dim, descending, values, indices);
+  kernels::on(x).sort(x, dim, descending, values, indices);
   return {values, indices};
 }
 
@@ -505,7 +525,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending) { return sort(x, d
 Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype) {
   LINTRA_CHECK(p >= 0 && p <= 1, "bernoulli: probability {} is outside [0, 1]", p);
   Tensor u = Tensor::uniform(shape, gen, 0, 1, dtype == DType::f64 ? DType::f64 : DType::f32);
-  return compare(BinaryOp::lt, u, p).to(dtype);
+  return lt(u, p).to(dtype);
 }
 
 Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen) {

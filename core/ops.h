@@ -17,49 +17,65 @@ namespace lintra::ops {
 
 using Dims = std::vector<int64_t>;
 
-// --- elementwise ---------------------------------------------------------------------------------
+// --- elementwise (the ops of core/unary_ops.h and core/binary_ops.h) ----------------------------
 Tensor unary(kernels::UnaryOp op, const Tensor& x, double a = 0, double b = 0);
-Tensor binary(kernels::BinaryOp op, const Tensor& a, const Tensor& b, const char* name);
+template <class Op> Tensor unary(const Tensor& x, double a = 0, double b = 0) {
+  return unary(kernels::unary_op<Op>, x, a, b);
+}
+// dx = op's backward g·f'(x) from grad and the saved x and/or y = op(x) that op's `saves` names (the
+// other may be undefined).
+Tensor unary_backward(kernels::UnaryOp op, const Tensor& grad, const Tensor& x, const Tensor& y, double a = 0,
+                      double b = 0);
+Tensor binary(kernels::BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor binary(kernels::BinaryOp op, const Tensor& a, double s);  // s as a 0-d tensor of a's dtype
+template <class Op> Tensor binary(const Tensor& a, const Tensor& b) { return binary(kernels::binary_op<Op>, a, b); }
+template <class Op> Tensor binary(const Tensor& a, double s) { return binary(kernels::binary_op<Op>, a, s); }
 
-inline Tensor neg(const Tensor& x) { return unary(kernels::UnaryOp::neg, x); }
-inline Tensor exp(const Tensor& x) { return unary(kernels::UnaryOp::exp, x); }
-inline Tensor log(const Tensor& x) { return unary(kernels::UnaryOp::log, x); }
-inline Tensor log1p(const Tensor& x) { return unary(kernels::UnaryOp::log1p, x); }
-inline Tensor sqrt(const Tensor& x) { return unary(kernels::UnaryOp::sqrt, x); }
-inline Tensor rsqrt(const Tensor& x) { return unary(kernels::UnaryOp::rsqrt, x); }
-inline Tensor abs(const Tensor& x) { return unary(kernels::UnaryOp::abs, x); }
-inline Tensor square(const Tensor& x) { return unary(kernels::UnaryOp::square, x); }
-inline Tensor tanh(const Tensor& x) { return unary(kernels::UnaryOp::tanh, x); }
-inline Tensor sigmoid(const Tensor& x) { return unary(kernels::UnaryOp::sigmoid, x); }
-inline Tensor relu(const Tensor& x) { return unary(kernels::UnaryOp::relu, x); }
-inline Tensor gelu(const Tensor& x) { return unary(kernels::UnaryOp::gelu, x); }
-inline Tensor softplus(const Tensor& x) { return unary(kernels::UnaryOp::softplus, x); }
-inline Tensor sign(const Tensor& x) { return unary(kernels::UnaryOp::sign, x); }
-inline Tensor reciprocal(const Tensor& x) { return unary(kernels::UnaryOp::reciprocal, x); }
-inline Tensor elu(const Tensor& x, double alpha = 1.0) { return unary(kernels::UnaryOp::elu, x, alpha); }
-inline Tensor pow(const Tensor& x, double p) { return unary(kernels::UnaryOp::pow_scalar, x, p); }
+inline Tensor neg(const Tensor& x) { return unary<op::Neg>(x); }
+inline Tensor exp(const Tensor& x) { return unary<op::Exp>(x); }
+inline Tensor log(const Tensor& x) { return unary<op::Log>(x); }
+inline Tensor log1p(const Tensor& x) { return unary<op::Log1p>(x); }
+inline Tensor sqrt(const Tensor& x) { return unary<op::Sqrt>(x); }
+inline Tensor rsqrt(const Tensor& x) { return unary<op::Rsqrt>(x); }
+inline Tensor abs(const Tensor& x) { return unary<op::Abs>(x); }
+inline Tensor square(const Tensor& x) { return unary<op::Square>(x); }
+inline Tensor tanh(const Tensor& x) { return unary<op::Tanh>(x); }
+inline Tensor sigmoid(const Tensor& x) { return unary<op::Sigmoid>(x); }
+inline Tensor log_sigmoid(const Tensor& x) { return unary<op::LogSigmoid>(x); }
+inline Tensor relu(const Tensor& x) { return unary<op::Relu>(x); }
+inline Tensor gelu(const Tensor& x) { return unary<op::Gelu>(x); }
+inline Tensor softplus(const Tensor& x) { return unary<op::Softplus>(x); }
+inline Tensor sign(const Tensor& x) { return unary<op::Sign>(x); }
+inline Tensor reciprocal(const Tensor& x) { return unary<op::Reciprocal>(x); }
+inline Tensor elu(const Tensor& x, double alpha = 1.0) { return unary<op::Elu>(x, alpha); }
+inline Tensor pow(const Tensor& x, double p) { return unary<op::PowScalar>(x, p); }
 Tensor clamp(const Tensor& x, double low, double high);
-inline Tensor add(const Tensor& x, double s) { return unary(kernels::UnaryOp::add_scalar, x, s); }
-inline Tensor mul(const Tensor& x, double s) { return unary(kernels::UnaryOp::mul_scalar, x, s); }
+inline Tensor add(const Tensor& x, double s) { return unary<op::AddScalar>(x, s); }
+inline Tensor mul(const Tensor& x, double s) { return unary<op::MulScalar>(x, s); }
 inline Tensor sub(const Tensor& x, double s) { return add(x, -s); }
-inline Tensor rsub(double s, const Tensor& x) { return unary(kernels::UnaryOp::rsub_scalar, x, s); }
+inline Tensor rsub(double s, const Tensor& x) { return unary<op::RsubScalar>(x, s); }
 inline Tensor div(const Tensor& x, double s) { return mul(x, 1.0 / s); }
 
-inline Tensor add(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::add, a, b, "add"); }
-inline Tensor sub(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::sub, a, b, "sub"); }
-inline Tensor mul(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::mul, a, b, "mul"); }
-inline Tensor div(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::div, a, b, "div"); }
-inline Tensor pow(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::pow, a, b, "pow"); }
-inline Tensor maximum(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::maximum, a, b, "maximum"); }
-inline Tensor minimum(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::minimum, a, b, "minimum"); }
-// Comparisons return u8 (0/1) tensors.
-inline Tensor eq(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::eq, a, b, "eq"); }
-inline Tensor ne(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::ne, a, b, "ne"); }
-inline Tensor lt(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::lt, a, b, "lt"); }
-inline Tensor le(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::le, a, b, "le"); }
-inline Tensor gt(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::gt, a, b, "gt"); }
-inline Tensor ge(const Tensor& a, const Tensor& b) { return binary(kernels::BinaryOp::ge, a, b, "ge"); }
-Tensor compare(kernels::BinaryOp op, const Tensor& a, double s);  // e.g. compare(gt, x, 0.0)
+inline Tensor add(const Tensor& a, const Tensor& b) { return binary<op::Add>(a, b); }
+inline Tensor sub(const Tensor& a, const Tensor& b) { return binary<op::Sub>(a, b); }
+inline Tensor mul(const Tensor& a, const Tensor& b) { return binary<op::Mul>(a, b); }
+inline Tensor div(const Tensor& a, const Tensor& b) { return binary<op::Div>(a, b); }
+inline Tensor pow(const Tensor& a, const Tensor& b) { return binary<op::Pow>(a, b); }
+inline Tensor maximum(const Tensor& a, const Tensor& b) { return binary<op::Maximum>(a, b); }
+inline Tensor minimum(const Tensor& a, const Tensor& b) { return binary<op::Minimum>(a, b); }
+// Comparisons return u8 (0/1) tensors; the double overloads compare with a scalar (ops::gt(x, 0.0)).
+inline Tensor eq(const Tensor& a, const Tensor& b) { return binary<op::Eq>(a, b); }
+inline Tensor ne(const Tensor& a, const Tensor& b) { return binary<op::Ne>(a, b); }
+inline Tensor lt(const Tensor& a, const Tensor& b) { return binary<op::Lt>(a, b); }
+inline Tensor le(const Tensor& a, const Tensor& b) { return binary<op::Le>(a, b); }
+inline Tensor gt(const Tensor& a, const Tensor& b) { return binary<op::Gt>(a, b); }
+inline Tensor ge(const Tensor& a, const Tensor& b) { return binary<op::Ge>(a, b); }
+inline Tensor eq(const Tensor& a, double s) { return binary<op::Eq>(a, s); }
+inline Tensor ne(const Tensor& a, double s) { return binary<op::Ne>(a, s); }
+inline Tensor lt(const Tensor& a, double s) { return binary<op::Lt>(a, s); }
+inline Tensor le(const Tensor& a, double s) { return binary<op::Le>(a, s); }
+inline Tensor gt(const Tensor& a, double s) { return binary<op::Gt>(a, s); }
+inline Tensor ge(const Tensor& a, double s) { return binary<op::Ge>(a, s); }
 Tensor logical_not(const Tensor& mask);                           // u8 → u8
 
 // out = cond ? a : b (broadcasting; cond is u8). masked_fill: x where !mask, value where mask.

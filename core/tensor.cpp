@@ -25,7 +25,7 @@ Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, 1.0, d
 
 Tensor Tensor::full(const Shape& shape, double value, DType dtype) {
   Tensor t = empty(shape, dtype);
-  kernels::fill(t, value);
+  kernels::on(t).fill(t, value);
   return t;
 }
 
@@ -53,13 +53,13 @@ template Tensor Tensor::from_vector(const std::vector<uint8_t>&, const Shape&);
 
 Tensor Tensor::uniform(const Shape& shape, Generator& gen, double low, double high, DType dtype) {
   Tensor t = empty(shape, dtype);
-  kernels::uniform(t, gen, low, high);
+  kernels::on(t).uniform(t, gen, low, high);
   return t;
 }
 
 Tensor Tensor::normal(const Shape& shape, Generator& gen, double mean, double std, DType dtype) {
   Tensor t = empty(shape, dtype);
-  kernels::normal(t, gen, mean, std);
+  kernels::on(t).normal(t, gen, mean, std);
   return t;
 }
 
@@ -287,22 +287,22 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   Tensor out = empty(shape_, dtype_, device());
-  kernels::copy(*this, out);
+  kernels::on(out).copy(*this, out);
   return out;
 }
 
 Tensor Tensor::to(DType dtype) const {
   if (dtype == dtype_) return *this;
   Tensor out = empty(shape_, dtype, device());
-  kernels::copy(*this, out);
+  kernels::on(out).copy(*this, out);
   return out;
 }
 
 Tensor& Tensor::fill_(double value) {
   if (is_contiguous()) {
-    kernels::fill(*this, value);
+    kernels::on(*this).fill(*this, value);
   } else {
-    kernels::copy(Tensor::full({}, value, dtype_), *this);
+    kernels::on(*this).copy(Tensor::full({}, value, dtype_), *this);
   }
   bump_version();
   return *this;
@@ -312,7 +312,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   Shape b = broadcast_shapes(src.shape(), shape_, "copy_");
   LINTRA_CHECK(b == shape_, "copy_: source {} does not broadcast to destination {}", shape_str(src.shape()),
                shape_str(shape_));
-  kernels::copy(src, *this);
+  kernels::on(*this).copy(src, *this);
   bump_version();
   return *this;
 }

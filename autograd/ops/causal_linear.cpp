@@ -38,14 +38,14 @@ void check_causal_linear_inputs(const Tensor& q, const Tensor& k, const Tensor& 
 Var causal_linear_product(const Var& q, const Var& k, const Var& v) {
   check_causal_linear_inputs(q.data(), k.data(), v.data());
   Tensor out = Tensor::empty({q.shape()[0], q.shape()[1], q.shape()[2], v.shape()[3]}, q.dtype(), q.data().device());
-  kernels::causal_product_forward(q.data(), k.data(), v.data(), out);
+  kernels::on(out).causal_product_forward(q.data(), k.data(), v.data(), out);
   return make_result(out, "causal_linear_product", {q, k, v}, {q.data(), k.data(), v.data()},
                      [](const std::vector<Tensor>& s, const Tensor& g) {
                        const Tensor &qs = s[0], &ks = s[1], &vs = s[2];
                        Tensor gq = Tensor::empty(qs.shape(), qs.dtype(), qs.device());
                        Tensor gk = Tensor::empty(ks.shape(), ks.dtype(), ks.device());
                        Tensor gv = Tensor::empty(vs.shape(), vs.dtype(), vs.device());
-                       kernels::causal_product_backward(qs, ks, vs, g, gq, gk, gv);
+                       kernels::on(gq).causal_product_backward(qs, ks, vs, g, gq, gk, gv);
                        return std::vector<Tensor>{gq, gk, gv};
                      });
 }

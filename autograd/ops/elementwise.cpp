@@ -1,21 +1,34 @@
-// ops/elementwise.cpp — differentiable elementwise ops. Each op: forward, then its backward with
-// the derivative it implements. Binary ops reduce gradients to each input's shape with sum_to.
+// ops/elementwise.cpp — differentiable elementwise ops. The unary ops of the op list share one node
+// (unary), whose backward is the op's own formula (core/unary_ops.h) run by the kernel unary_backward.
+// The binary ops: forward, then the backward with the derivative it implements, composed from ops;
+// their gradients are reduced to each input's shape with sum_to.
 #include "autograd/functional.h"
 
 namespace lintra {
-
-using kernels::BinaryOp;
-namespace k = kernels;
 
 namespace {
 Tensor to_shape(const Tensor& g, const InputInfo& v) { return ops::sum_to(g, v.shape); }
 }  // namespace
 
-// d(−x) = −g
-Var neg(const Var& x) {
-  return make_result(ops::neg(x.data()), "neg", {x}, {}, [](const std::vector<Tensor>&, const Tensor& g) {
-    return std::vector<Tensor>{ops::neg(g)};
-  });
+// Saves x and/or the output as the op's backward needs (kernels::backward_saves).
+Var unary(kernels::UnaryOp op, const Var& x, double a, double b) {
+  LINTRA_CHECK(kernels::has_backward(op), "{}: has no backward formula (core/unary_ops.h)", name(op));
+  Tensor out = ops::unary(op, x.data(), a, b);
+  const op::Saves saves = kernels::backward_saves(op);
+  const bool keep_x = op::saves_x(saves), keep_y = op::saves_y(saves);
+  std::vector<Tensor> saved;
+  if (keep_x) saved.push_back(x.data());
+  if (keep_y) saved.push_back(out);
+  return make_result(out, name(op), {x}, saved,
+                     [op, a, b, keep_x, keep_y](const std::vector<Tensor>& s, const Tensor& g) {
+                       Tensor xs = keep_x ? s.front() : Tensor(), ys = keep_y ? s.back() : Tensor();
+                       return std::vector<Tensor>{ops::unary_backward(op, g, xs, ys, a, b)};
+                     });
+}
+
+Var clamp(const Var& x, double low, double high) {
+  LINTRA_CHECK(low <= high, "clamp: low {} > high {}", low, high);
+  return unary<op::Clamp>(x, low, high);
 }
 
 // d(a + b): g to each, summed over broadcast dims
@@ -54,22 +67,10 @@ Var div(const Var& a, const Var& b) {
                      });
 }
 
+// d(x + s) = g, passed through (no kernel)
 Var add(const Var& x, double s) {
   return make_result(ops::add(x.data(), s), "add_scalar", {x}, {},
                      [](const std::vector<Tensor>&, const Tensor& g) { return std::vector<Tensor>{g}; });
-}
-
-Var mul(const Var& x, double s) {
-  return make_result(ops::mul(x.data(), s), "mul_scalar", {x}, {},
-                     [s](const std::vector<Tensor>&, const Tensor& g) { return std::vector<Tensor>{ops::mul(g, s)}; });
-}
-
-// d(x^p) = g·p·x^(p−1)
-Var pow(const Var& x, double p) {
-  return make_result(ops::pow(x.data(), p), "pow_scalar", {x}, {x.data()},
-                     [p](const std::vector<Tensor>& s, const Tensor& g) {
-                       return std::vector<Tensor>{ops::mul(g, ops::mul(ops::pow(s[0], p - 1), p))};
-                     });
 }
 
 // d(a^b) = g·b·a^(b−1), g·a^b·log a
@@ -99,114 +100,6 @@ Var select_binary(const Var& a, const Var& b, bool is_max) {
 
 Var maximum(const Var& a, const Var& b) { return select_binary(a, b, true); }
 Var minimum(const Var& a, const Var& b) { return select_binary(a, b, false); }
-
-// d(eˣ) = g·eˣ (saves the output)
-Var exp(const Var& x) {
-  Tensor out = ops::exp(x.data());
-  return make_result(out, "exp", {x}, {out}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, s[0])};
-  });
-}
-
-// d(log x) = g/x
-Var log(const Var& x) {
-  return make_result(ops::log(x.data()), "log", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::div(g, s[0])};
-  });
-}
-
-// d(log(1 + x)) = g/(1 + x)
-Var log1p(const Var& x) {
-  return make_result(ops::log1p(x.data()), "log1p", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::div(g, ops::add(s[0], 1.0))};
-  });
-}
-
-// d(√x) = g/(2√x)
-Var sqrt(const Var& x) {
-  Tensor out = ops::sqrt(x.data());
-  return make_result(out, "sqrt", {x}, {out}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::div(ops::mul(g, 0.5), s[0])};
-  });
-}
-
-// d(x^−½) = −½·g·x^−³ᐟ² = −½·g·out³
-Var rsqrt(const Var& x) {
-  Tensor out = ops::rsqrt(x.data());
-  return make_result(out, "rsqrt", {x}, {out}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(ops::mul(g, ops::pow(s[0], 3.0)), -0.5)};
-  });
-}
-
-// d|x| = g·sign(x) (0 at 0)
-Var abs(const Var& x) {
-  return make_result(ops::abs(x.data()), "abs", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, ops::sign(s[0]))};
-  });
-}
-
-// d(x²) = 2·g·x
-Var square(const Var& x) {
-  return make_result(ops::square(x.data()), "square", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(ops::mul(g, s[0]), 2.0)};
-  });
-}
-
-// d(tanh x) = g·(1 − tanh²x)
-Var tanh(const Var& x) {
-  Tensor out = ops::tanh(x.data());
-  return make_result(out, "tanh", {x}, {out}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::binary(BinaryOp::tanh_backward, g, s[0], "tanh_backward")};
-  });
-}
-
-// d σ(x) = g·σ(1 − σ)
-Var sigmoid(const Var& x) {
-  Tensor out = ops::sigmoid(x.data());
-  return make_result(out, "sigmoid", {x}, {out}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::binary(BinaryOp::sigmoid_backward, g, s[0], "sigmoid_backward")};
-  });
-}
-
-// d relu(x) = g·[x > 0]
-Var relu(const Var& x) {
-  return make_result(ops::relu(x.data()), "relu", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::binary(BinaryOp::relu_backward, g, s[0], "relu_backward")};
-  });
-}
-
-// d elu(x) = g for x > 0, g·α·eˣ = g·(out + α) otherwise
-Var elu(const Var& x, double alpha) {
-  Tensor out = ops::elu(x.data(), alpha);
-  return make_result(out, "elu", {x}, {x.data(), out}, [alpha](const std::vector<Tensor>& s, const Tensor& g) {
-    Tensor pos = ops::compare(BinaryOp::gt, s[0], 0.0);
-    return std::vector<Tensor>{ops::where(pos, g, ops::mul(g, ops::add(s[1], alpha)))};
-  });
-}
-
-// d gelu(x) = g·(Φ(x) + x·φ(x))
-Var gelu(const Var& x) {
-  return make_result(ops::gelu(x.data()), "gelu", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::binary(BinaryOp::gelu_backward, g, s[0], "gelu_backward")};
-  });
-}
-
-// d softplus(x) = g·σ(x)
-Var softplus(const Var& x) {
-  return make_result(ops::softplus(x.data()), "softplus", {x}, {x.data()}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, ops::sigmoid(s[0]))};
-  });
-}
-
-// d clamp(x) = g·[low ≤ x ≤ high]
-Var clamp(const Var& x, double low, double high) {
-  return make_result(ops::clamp(x.data(), low, high), "clamp", {x}, {x.data()},
-                     [low, high](const std::vector<Tensor>& s, const Tensor& g) {
-                       Tensor inside = ops::mul(ops::compare(BinaryOp::ge, s[0], low).to(g.dtype()),
-                                                ops::compare(BinaryOp::le, s[0], high).to(g.dtype()));
-                       return std::vector<Tensor>{ops::mul(g, inside)};
-                     });
-}
 
 // d where(c, a, b) = g where c (to a), g where !c (to b)
 Var where(const Tensor& cond, const Var& a, const Var& b) {

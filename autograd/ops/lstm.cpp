@@ -56,7 +56,7 @@ Var lstm_recurrence(const Var& xw, const Var& w_hh, const Var& b_hh, const Tenso
   Tensor h = Tensor::empty({B, T, H}, dt, dev);
   Tensor acts = Tensor::empty({T, B, 4 * H}, dt, dev);
   Tensor hs = Tensor::empty({T + 1, B, H}, dt, dev), cs = Tensor::empty({T + 1, B, H}, dt, dev);
-  kernels::lstm_forward(xw.data(), w_hh.data(), b_hh.data(), len, reverse, h, acts, hs, cs);
+  kernels::on(h).lstm_forward(xw.data(), w_hh.data(), b_hh.data(), len, reverse, h, acts, hs, cs);
   const InputInfo xi = info(xw), wi = info(w_hh), bi = info(b_hh);
   return make_result(h, "lstm_recurrence", {xw, w_hh, b_hh}, {w_hh.data(), len, acts, hs, cs},
                      [xi, wi, bi, reverse](const std::vector<Tensor>& s, const Tensor& g) {
@@ -64,7 +64,7 @@ Var lstm_recurrence(const Var& xw, const Var& w_hh, const Var& b_hh, const Tenso
                        Tensor dxw = Tensor::empty(xi.shape, w.dtype(), w.device());
                        Tensor dw = wi.requires_grad ? Tensor::empty(wi.shape, w.dtype(), w.device()) : Tensor();
                        Tensor db = bi.requires_grad ? Tensor::empty(bi.shape, w.dtype(), w.device()) : Tensor();
-                       kernels::lstm_backward(g, w, lens, reverse, a, hsv, csv, dxw, dw, db);
+                       kernels::on(dxw).lstm_backward(g, w, lens, reverse, a, hsv, csv, dxw, dw, db);
                        return std::vector<Tensor>{xi.requires_grad ? dxw : Tensor(), dw, db};
                      });
 }

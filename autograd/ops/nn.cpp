@@ -52,7 +52,7 @@ Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index,
   Tensor t = target.reshape({-1}).contiguous();
   const int64_t R = t.numel();
   // Valid rows and safe targets (ignored rows read class 0, then get weight 0).
-  Tensor valid = ops::compare(kernels::BinaryOp::ne, t, double(ignore_index));
+  Tensor valid = ops::ne(t, double(ignore_index));
   Tensor safe_t = ops::where(valid, t, Tensor::scalar(0, DType::i64));
   {
     const int64_t* tp = safe_t.data<int64_t>();

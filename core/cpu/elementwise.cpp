@@ -1,11 +1,12 @@
-// cpu/elementwise.cpp — copy/cast, fill, unary and binary maps, where. OpenMP over rows/blocks
-// (cpu/loops.h); the contiguous inner loops are written so that GCC vectorises them.
+// cpu/elementwise.cpp — copy/cast, fill, the unary and binary maps and unary_backward, where. OpenMP
+// over rows/blocks (cpu/loops.h); the contiguous inner loops are written so that GCC vectorises them.
+// The maps run the formulas of the op lists (core/unary_ops.h, core/binary_ops.h): op.visit picks the
+// op's struct once per call, and its formula is inlined into the loop.
 #include <cmath>
 #include <cstring>
 
 #include "core/cpu/loops.h"
 #include "core/kernels.h"
-#include "core/scalar_ops.h"
 
 namespace lintra::kernels::cpu {
 
@@ -66,7 +67,7 @@ void fill(Tensor& out, double value) {
   });
 }
 
-// --- unary -----------------------------------------------------------------------------------------
+// --- maps: out = f(operands) elementwise, for any strides; the contiguous rows vectorise ---------
 
 namespace {
 
@@ -87,64 +88,7 @@ void map1(const Tensor& x, Tensor& out, F f) {
                   });
 }
 
-template <typename T>
-void unary_float(UnaryOp op, const Tensor& x, Tensor& out, T a, T b) {
-  using namespace lintra::scalar;
-  switch (op) {
-    case UnaryOp::neg: return map1<T>(x, out, [](T v) { return -v; });
-    case UnaryOp::exp: return map1<T>(x, out, [](T v) { return scalar::exp<T>(v); });
-    case UnaryOp::log: return map1<T>(x, out, [](T v) { return std::log(v); });
-    case UnaryOp::log1p: return map1<T>(x, out, [](T v) { return std::log1p(v); });
-    case UnaryOp::sqrt: return map1<T>(x, out, [](T v) { return std::sqrt(v); });
-    case UnaryOp::rsqrt: return map1<T>(x, out, [](T v) { return T(1) / std::sqrt(v); });
-    case UnaryOp::abs: return map1<T>(x, out, [](T v) { return std::abs(v); });
-    case UnaryOp::square: return map1<T>(x, out, [](T v) { return v * v; });
-    case UnaryOp::tanh: return map1<T>(x, out, [](T v) { return std::tanh(v); });
-    case UnaryOp::sigmoid: return map1<T>(x, out, [](T v) { return scalar::sigmoid<T>(v); });
-    case UnaryOp::relu: return map1<T>(x, out, [](T v) { return scalar::relu<T>(v); });
-    case UnaryOp::gelu: return map1<T>(x, out, [](T v) { return scalar::gelu<T>(v); });
-    case UnaryOp::softplus: return map1<T>(x, out, [](T v) { return scalar::softplus<T>(v); });
-    case UnaryOp::sign: return map1<T>(x, out, [](T v) { return T((v > T(0)) - (v < T(0))); });
-    case UnaryOp::reciprocal: return map1<T>(x, out, [](T v) { return T(1) / v; });
-    case UnaryOp::elu: return map1<T>(x, out, [a](T v) { return scalar::elu<T>(v, a); });
-    case UnaryOp::pow_scalar:
-      if (a == T(2)) return map1<T>(x, out, [](T v) { return v * v; });
-      if (a == T(0.5)) return map1<T>(x, out, [](T v) { return std::sqrt(v); });
-      return map1<T>(x, out, [a](T v) { return std::pow(v, a); });
-    case UnaryOp::clamp: return map1<T>(x, out, [a, b](T v) { return v < a ? a : (v > b ? b : v); });
-    case UnaryOp::add_scalar: return map1<T>(x, out, [a](T v) { return v + a; });
-    case UnaryOp::mul_scalar: return map1<T>(x, out, [a](T v) { return v * a; });
-    case UnaryOp::rsub_scalar: return map1<T>(x, out, [a](T v) { return a - v; });
-  }
-}
-
-}  // namespace
-
-void unary(UnaryOp op, const Tensor& x, Tensor& out, double a, double b) {
-  switch (out.dtype()) {
-    case DType::f32: return unary_float<float>(op, x, out, float(a), float(b));
-    case DType::f64: return unary_float<double>(op, x, out, a, b);
-    case DType::i64:
-      switch (op) {
-        case UnaryOp::neg: return map1<int64_t>(x, out, [](int64_t v) { return -v; });
-        case UnaryOp::abs: return map1<int64_t>(x, out, [](int64_t v) { return v < 0 ? -v : v; });
-        case UnaryOp::square: return map1<int64_t>(x, out, [](int64_t v) { return v * v; });
-        case UnaryOp::add_scalar: return map1<int64_t>(x, out, [a](int64_t v) { return v + int64_t(a); });
-        case UnaryOp::mul_scalar: return map1<int64_t>(x, out, [a](int64_t v) { return v * int64_t(a); });
-        case UnaryOp::rsub_scalar: return map1<int64_t>(x, out, [a](int64_t v) { return int64_t(a) - v; });
-        case UnaryOp::clamp:
-          return map1<int64_t>(x, out, [a, b](int64_t v) { return v < a ? int64_t(a) : (v > b ? int64_t(b) : v); });
-        default: break;
-      }
-      [[fallthrough]];
-    default: LINTRA_FAIL("{}: not defined for {} tensors", op_name(op), out.dtype());
-  }
-}
-
-// --- binary ----------------------------------------------------------------------------------------
-
-namespace {
-
+// Binary ops broadcast: rows where one operand is a scalar (stride 0) get their own vectorised loop.
 template <typename T, typename R, typename F>
 void map2(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   const T* ap = cptr<T>(a);
@@ -174,60 +118,101 @@ void map2(const Tensor& a, const Tensor& b, Tensor& out, F f) {
                   });
 }
 
-template <typename T>
-void compare(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
-  switch (op) {
-    case BinaryOp::eq: return map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(x == y); });
-    case BinaryOp::ne: return map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(x != y); });
-    case BinaryOp::lt: return map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(x < y); });
-    case BinaryOp::le: return map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(x <= y); });
-    case BinaryOp::gt: return map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(x > y); });
-    case BinaryOp::ge: return map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(x >= y); });
-    default: LINTRA_FAIL("compare: not a comparison");
-  }
+// o = f(x, y, z) for three operands of out's shape (unary_backward of ops that read both x and y).
+template <typename T, typename F>
+void map3(const Tensor& x, const Tensor& y, const Tensor& z, Tensor& out, F f) {
+  const T* xp = cptr<T>(x);
+  const T* yp = cptr<T>(y);
+  const T* zp = cptr<T>(z);
+  T* op = mptr<T>(out);
+  for_each_row<4>(out.shape(),
+                  {bstrides(x.shape(), x.strides(), out.shape()), bstrides(y.shape(), y.strides(), out.shape()),
+                   bstrides(z.shape(), z.strides(), out.shape()), out.strides()},
+                  [&](const std::array<int64_t, 4>& off, int64_t n, const std::array<int64_t, 4>& st) {
+                    const T* a = xp + off[0];
+                    const T* b = yp + off[1];
+                    const T* c = zp + off[2];
+                    T* o = op + off[3];
+                    if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) {
+#pragma omp simd
+                      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
+                    } else {
+                      for (int64_t i = 0; i < n; ++i) o[i * st[3]] = f(a[i * st[0]], b[i * st[1]], c[i * st[2]]);
+                    }
+                  });
 }
 
-template <typename T>
-void arith(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
-  switch (op) {
-    case BinaryOp::add: return map2<T, T>(a, b, out, [](T x, T y) { return x + y; });
-    case BinaryOp::sub: return map2<T, T>(a, b, out, [](T x, T y) { return x - y; });
-    case BinaryOp::mul: return map2<T, T>(a, b, out, [](T x, T y) { return x * y; });
-    case BinaryOp::div: return map2<T, T>(a, b, out, [](T x, T y) { return x / y; });
-    case BinaryOp::maximum: return map2<T, T>(a, b, out, [](T x, T y) { return x > y || x != x ? x : y; });
-    case BinaryOp::minimum: return map2<T, T>(a, b, out, [](T x, T y) { return x < y || x != x ? x : y; });
-    default: break;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    switch (op) {
-      case BinaryOp::pow: return map2<T, T>(a, b, out, [](T x, T y) { return std::pow(x, y); });
-      case BinaryOp::relu_backward: return map2<T, T>(a, b, out, [](T g, T x) { return x > T(0) ? g : T(0); });
-      case BinaryOp::gelu_backward:
-        return map2<T, T>(a, b, out, [](T g, T x) { return g * scalar::gelu_grad<T>(x); });
-      case BinaryOp::elu_backward:
-        return map2<T, T>(a, b, out, [](T g, T x) { return g * scalar::elu_grad<T>(x, T(1)); });
-      case BinaryOp::sigmoid_backward: return map2<T, T>(a, b, out, [](T g, T y) { return g * y * (T(1) - y); });
-      case BinaryOp::tanh_backward: return map2<T, T>(a, b, out, [](T g, T y) { return g * (T(1) - y * y); });
-      default: break;
-    }
-  }
-  LINTRA_FAIL("{}: not defined for {} tensors", op_name(op), out.dtype());
+template <class Op> [[noreturn]] void not_defined(DType dtype) {
+  LINTRA_FAIL("{}: not defined for {} tensors", Op::name, dtype);
 }
 
 }  // namespace
 
-void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
-  if (op >= BinaryOp::eq && op <= BinaryOp::ge) {
-    dispatch_all(a.dtype(), "compare", [&]<typename scalar_t>() { compare<scalar_t>(op, a, b, out); });
-    return;
-  }
-  switch (out.dtype()) {
-    case DType::f32: return arith<float>(op, a, b, out);
-    case DType::f64: return arith<double>(op, a, b, out);
-    case DType::i64: return arith<int64_t>(op, a, b, out);
-    case DType::u8: return arith<uint8_t>(op, a, b, out);
+// --- unary -----------------------------------------------------------------------------------------
+
+void unary(UnaryOp op, const Tensor& x, Tensor& out, double a, double b) {
+  op.visit([&]<class Op>() {
+    dispatch_all(out.dtype(), Op::name, [&]<typename T>() {
+      if constexpr (op::unary_defined_on<Op, T>) {
+        op::with_fast_formula<Op>(T(a), T(b), [&](auto f) { map1<T>(x, out, f); });
+      } else {
+        not_defined<Op>(out.dtype());
+      }
+    });
+  });
+}
+
+namespace {
+
+// dx = Op's backward, reading only the saved tensors Op's backward uses.
+template <class Op, typename T>
+void unary_backward_typed(const Tensor& g, const Tensor& x, const Tensor& y, Tensor& dx, T a, T b) {
+  constexpr op::Saves saves = Op::saves;
+  if constexpr (saves == op::Saves::nothing) {
+    map1<T>(g, dx, [a, b](T gv) { return op::backward_of<Op>(gv, T(0), T(0), a, b); });
+  } else if constexpr (saves == op::Saves::x) {
+    map2<T, T>(g, x, dx, [a, b](T gv, T xv) { return op::backward_of<Op>(gv, xv, T(0), a, b); });
+  } else if constexpr (saves == op::Saves::y) {
+    map2<T, T>(g, y, dx, [a, b](T gv, T yv) { return op::backward_of<Op>(gv, T(0), yv, a, b); });
+  } else {
+    map3<T>(g, x, y, dx, [a, b](T gv, T xv, T yv) { return op::backward_of<Op>(gv, xv, yv, a, b); });
   }
 }
+
+}  // namespace
+
+void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& x, const Tensor& y, Tensor& dx, double a,
+                    double b) {
+  op.visit([&]<class Op>() {
+    if constexpr (!op::has_backward<Op>) {
+      LINTRA_FAIL("unary_backward: {} has no backward", Op::name);
+    } else {
+      switch (dx.dtype()) {
+        case DType::f32: return unary_backward_typed<Op, float>(grad, x, y, dx, float(a), float(b));
+        case DType::f64: return unary_backward_typed<Op, double>(grad, x, y, dx, a, b);
+        default: not_defined<Op>(dx.dtype());
+      }
+    }
+  });
+}
+
+// --- binary ----------------------------------------------------------------------------------------
+
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+  op.visit([&]<class Op>() {
+    dispatch_all(a.dtype(), Op::name, [&]<typename T>() {
+      if constexpr (!op::binary_defined_on<Op, T>) {
+        not_defined<Op>(a.dtype());
+      } else if constexpr (op::is_comparison<Op>) {
+        map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(Op::fast(x, y)); });
+      } else {
+        map2<T, T>(a, b, out, [](T x, T y) { return Op::fast(x, y); });
+      }
+    });
+  });
+}
+
+// --- where -----------------------------------------------------------------------------------------
 
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
   dispatch_all(out.dtype(), "where", [&]<typename scalar_t>() {

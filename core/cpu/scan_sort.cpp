@@ -81,8 +81,8 @@ void sort(const Tensor& x, int64_t dim, bool descending, Tensor& values, Tensor&
   std::vector<int64_t> inv(static_cast<size_t>(nd));
   for (int64_t d = 0; d < nd; ++d) inv[size_t(perm[size_t(d)])] = d;
   Tensor vv = vals_lines.permute(inv), iv = idx_lines.permute(inv);
-  copy(vv, values);
-  copy(iv, indices);
+  table.copy(vv, values);
+  table.copy(iv, indices);
 }
 
 }  // namespace lintra::kernels::cpu

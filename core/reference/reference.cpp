@@ -1,5 +1,6 @@
 #include "core/reference/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -44,76 +45,42 @@ void write(Tensor& t, const std::vector<int64_t>& idx, double v) {
   dispatch_all(t.dtype(), "reference", [&]<typename scalar_t>() { t.data<scalar_t>()[off] = scalar_t(v); });
 }
 
-double erf_gelu(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
-
 }  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& x, double a, double b) {
-  Tensor out = Tensor::empty(x.shape(), DType::f64);
-  for_all(x.shape(), [&](const std::vector<int64_t>& i) {
-    double v = x.at(i), r = 0;
-    switch (op) {
-      case UnaryOp::neg: r = -v; break;
-      case UnaryOp::exp: r = std::exp(v); break;
-      case UnaryOp::log: r = std::log(v); break;
-      case UnaryOp::log1p: r = std::log1p(v); break;
-      case UnaryOp::sqrt: r = std::sqrt(v); break;
-      case UnaryOp::rsqrt: r = 1 / std::sqrt(v); break;
-      case UnaryOp::abs: r = std::fabs(v); break;
-      case UnaryOp::square: r = v * v; break;
-      case UnaryOp::tanh: r = std::tanh(v); break;
-      case UnaryOp::sigmoid: r = 1 / (1 + std::exp(-v)); break;
-      case UnaryOp::relu: r = v > 0 ? v : 0; break;
-      case UnaryOp::gelu: r = erf_gelu(v); break;
-      case UnaryOp::softplus: r = std::log(1 + std::exp(v)); break;
-      case UnaryOp::sign: r = v > 0 ? 1 : (v < 0 ? -1 : 0); break;
-      case UnaryOp::reciprocal: r = 1 / v; break;
-      case UnaryOp::elu: r = v > 0 ? v : a * (std::exp(v) - 1); break;
-      case UnaryOp::pow_scalar: r = std::pow(v, a); break;
-      case UnaryOp::clamp: r = std::min(std::max(v, a), b); break;
-      case UnaryOp::add_scalar: r = v + a; break;
-      case UnaryOp::mul_scalar: r = v * a; break;
-      case UnaryOp::rsub_scalar: r = a - v; break;
-    }
-    write(out, i, r);
+  return op.visit([&]<class Op>() {
+    Tensor out = Tensor::empty(x.shape(), DType::f64);
+    for_all(x.shape(), [&](const std::vector<int64_t>& i) { write(out, i, op::reference_of<Op>(x.at(i), a, b)); });
+    return out;
   });
-  return out;
+}
+
+Tensor unary_backward(UnaryOp op, const Tensor& g, const Tensor& x, double a, double b) {
+  LINTRA_CHECK(g.shape() == x.shape(), "reference::unary_backward: grad {} and x {} differ", shape_str(g.shape()),
+               shape_str(x.shape()));
+  return op.visit([&]<class Op>() {
+    if constexpr (!op::has_backward<Op>) {
+      LINTRA_FAIL("reference::unary_backward: {} has no backward", Op::name);
+      return Tensor();
+    } else {
+      Tensor out = Tensor::empty(x.shape(), DType::f64);
+      for_all(x.shape(), [&](const std::vector<int64_t>& i) {
+        write(out, i, op::reference_backward_of<Op>(g.at(i), x.at(i), a, b));
+      });
+      return out;
+    }
+  });
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   Shape shape = broadcast_shapes(a.shape(), b.shape(), "reference::binary");
-  bool cmp = op >= BinaryOp::eq && op <= BinaryOp::ge;
-  Tensor out = Tensor::empty(shape, cmp ? kBool : DType::f64);
-  for_all(shape, [&](const std::vector<int64_t>& i) {
-    double x = read_bcast(a, i), y = read_bcast(b, i), r = 0;
-    switch (op) {
-      case BinaryOp::add: r = x + y; break;
-      case BinaryOp::sub: r = x - y; break;
-      case BinaryOp::mul: r = x * y; break;
-      case BinaryOp::div: r = x / y; break;
-      case BinaryOp::pow: r = std::pow(x, y); break;
-      case BinaryOp::maximum: r = std::max(x, y); break;
-      case BinaryOp::minimum: r = std::min(x, y); break;
-      case BinaryOp::eq: r = x == y; break;
-      case BinaryOp::ne: r = x != y; break;
-      case BinaryOp::lt: r = x < y; break;
-      case BinaryOp::le: r = x <= y; break;
-      case BinaryOp::gt: r = x > y; break;
-      case BinaryOp::ge: r = x >= y; break;
-      case BinaryOp::relu_backward: r = y > 0 ? x : 0; break;
-      case BinaryOp::gelu_backward: {
-        double cdf = 0.5 * (1 + std::erf(y / std::sqrt(2.0)));
-        double pdf = std::exp(-0.5 * y * y) / std::sqrt(2 * M_PI);
-        r = x * (cdf + y * pdf);
-        break;
-      }
-      case BinaryOp::elu_backward: r = x * (y > 0 ? 1 : std::exp(y)); break;
-      case BinaryOp::sigmoid_backward: r = x * y * (1 - y); break;
-      case BinaryOp::tanh_backward: r = x * (1 - y * y); break;
-    }
-    write(out, i, r);
+  return op.visit([&]<class Op>() {
+    Tensor out = Tensor::empty(shape, op::is_comparison<Op> ? kBool : DType::f64);
+    for_all(shape, [&](const std::vector<int64_t>& i) {
+      write(out, i, Op::reference(read_bcast(a, i), read_bcast(b, i)));
+    });
+    return out;
   });
-  return out;
 }
 
 Tensor reduce(ReduceOp op, const Tensor& x, int64_t dim) {

@@ -8,7 +8,10 @@
 
 namespace lintra::reference {
 
+// The elementwise ops by the `reference` formulas of their structs (core/unary_ops.h, core/binary_ops.h).
 Tensor unary(kernels::UnaryOp op, const Tensor& x, double a = 0, double b = 0);
+// g·f'(x) by op's reference_backward (op must have a backward); g has x's shape.
+Tensor unary_backward(kernels::UnaryOp op, const Tensor& g, const Tensor& x, double a = 0, double b = 0);
 Tensor binary(kernels::BinaryOp op, const Tensor& a, const Tensor& b);
 Tensor reduce(kernels::ReduceOp op, const Tensor& x, int64_t dim);  // keepdim
 Tensor argmax(const Tensor& x, int64_t dim);                        // keepdim, i64

@@ -71,15 +71,15 @@ Var mixture_of_logistics_nll(const Var& params, const Tensor& target, Reduction 
   Var min_in = inv_s * (centered - half_bin);
   Var mid_in = inv_s * centered;
 
-  Var log_cdf_plus = plus_in - softplus(plus_in);  // log σ(plus_in): the first bin
+  Var log_cdf_plus = log_sigmoid(plus_in);         // log σ(plus_in): the first bin
   Var log_one_minus_cdf_min = -softplus(min_in);   // log(1 − σ(min_in)): the last bin
   Var cdf_delta = sigmoid(plus_in) - sigmoid(min_in);
   Var log_pdf_mid = mid_in - log_s - 2.0 * softplus(mid_in) - std::log(double(options.levels - 1) / 2.0);
 
   const Shape& full = cdf_delta.shape();
-  Tensor delta_ok = ops::compare(kernels::BinaryOp::gt, cdf_delta.data(), options.min_cdf_delta);
-  Tensor is_last = ops::compare(kernels::BinaryOp::gt, x, kEdge).expand(full);
-  Tensor is_first = ops::compare(kernels::BinaryOp::lt, x, -kEdge).expand(full);
+  Tensor delta_ok = ops::gt(cdf_delta.data(), options.min_cdf_delta);
+  Tensor is_last = ops::gt(x, kEdge).expand(full);
+  Tensor is_first = ops::lt(x, -kEdge).expand(full);
   Var interior = where(delta_ok, log(clamp(cdf_delta, 1e-12, kInf)), log_pdf_mid);
   Var log_probs = where(is_first, log_cdf_plus, where(is_last, log_one_minus_cdf_min, interior));
   Var nll = -logsumexp(log_probs + log_softmax(logits, -1), {-1});  // (…)

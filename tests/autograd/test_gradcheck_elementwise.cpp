@@ -1,11 +1,15 @@
 // test_gradcheck_elementwise.cpp — invariant: the backward of every elementwise differentiable op
-// (autograd/ops/elementwise.cpp) agrees with central finite differences (gradcheck, float64) at
-// several small shapes, on contiguous and non-contiguous inputs (transposed, step-sliced and
-// expanded inside the function), and for binary ops under broadcasting on either side. Inputs lie
-// inside each op's domain and away from its kinks (abs, relu, elu at 0; clamp's bounds; max/min ties).
+// (autograd/ops/elementwise.cpp; the unary ones run their formula from core/unary_ops.h) agrees with
+// central finite differences (gradcheck, float64) at several small shapes, on contiguous and
+// non-contiguous inputs (transposed, step-sliced and expanded inside the function), and for binary ops
+// under broadcasting on either side. Every unary op of the list that has a backward is checked through
+// the generic node (its case table must name each), and that node saves only what the op reads.
+// Inputs lie inside each op's domain and away from its kinks (abs, relu, elu at 0; clamp's bounds;
+// max/min ties).
 // Tolerances: gradcheck's defaults, justified in autograd_test_util.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "tests/autograd/autograd_test_util.h"
@@ -36,6 +40,7 @@ const std::vector<UnaryCase> kUnary = {
     {"square", [](const Var& x) { return square(x); }, -2, 2},
     {"tanh", [](const Var& x) { return tanh(x); }, -2, 2},
     {"sigmoid", [](const Var& x) { return sigmoid(x); }, -3, 3},
+    {"log_sigmoid", [](const Var& x) { return log_sigmoid(x); }, -4, 4},
     {"relu", [](const Var& x) { return relu(x); }, -2, 2, {0}},
     {"elu(1)", [](const Var& x) { return elu(x); }, -2, 2, {0}},
     {"elu(1.3)", [](const Var& x) { return elu(x, 1.3); }, -2, 2, {0}},
@@ -74,6 +79,75 @@ TEST(autograd_gradcheck_elementwise, UnaryOpsOnNonContiguousInputs) {
     Tensor r = rnd_away({1, 3}, gen, c.kinks, c.lo, c.hi);
     EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return c.f(expand(v[0], {2, 4, 3})); }, {r}))
         << c.name << " expanded";
+  }
+}
+
+// Every unary op of the list with a backward, through autograd's generic node unary(op, x, a, b).
+struct OpCase {
+  kernels::UnaryOp op;
+  double lo, hi;
+  double a = 0, b = 0;
+  std::vector<double> kinks = {};
+};
+using kernels::unary_op;
+const std::vector<OpCase> kOps = {
+    {unary_op<op::Neg>, -2, 2},
+    {unary_op<op::Exp>, -2, 2},
+    {unary_op<op::Log>, 0.2, 3},
+    {unary_op<op::Log1p>, -0.5, 3},
+    {unary_op<op::Sqrt>, 0.2, 3},
+    {unary_op<op::Rsqrt>, 0.2, 3},
+    {unary_op<op::Abs>, -2, 2, 0, 0, {0}},
+    {unary_op<op::Square>, -2, 2},
+    {unary_op<op::Tanh>, -2, 2},
+    {unary_op<op::Sigmoid>, -3, 3},
+    {unary_op<op::Relu>, -2, 2, 0, 0, {0}},
+    {unary_op<op::Gelu>, -3, 3},
+    {unary_op<op::Softplus>, -3, 3},
+    {unary_op<op::Elu>, -2, 2, 0.7, 0, {0}},
+    {unary_op<op::PowScalar>, 0.2, 3, 2.5},
+    {unary_op<op::Clamp>, -2, 2, -0.5, 0.7, {-0.5, 0.7}},
+    {unary_op<op::AddScalar>, -2, 2, 0.75},
+    {unary_op<op::MulScalar>, -2, 2, -1.5},
+    {unary_op<op::RsubScalar>, -2, 2, 2.0},
+    {unary_op<op::LogSigmoid>, -4, 4},
+};
+
+TEST(autograd_gradcheck_elementwise, EveryUnaryOpWithABackwardHasACase) {
+  op::for_each(op::UnaryOps{}, [&]<class Op>() {
+    if constexpr (op::has_backward<Op>) {
+      const bool found = std::any_of(kOps.begin(), kOps.end(), [](const OpCase& c) { return c.op == unary_op<Op>; });
+      EXPECT_TRUE(found) << Op::name << " has no case in kOps";
+    }
+  });
+}
+
+TEST(autograd_gradcheck_elementwise, EveryUnaryOpThroughTheGenericNode) {
+  Generator gen(107);
+  for (const OpCase& c : kOps)
+    for (const Shape& s : {Shape{5}, Shape{2, 3}, Shape{}}) {
+      Tensor x = rnd_away(s, gen, c.kinks, c.lo, c.hi);
+      EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return unary(c.op, v[0], c.a, c.b); }, {x}))
+          << name(c.op) << " " << shape_str(s);
+    }
+}
+
+TEST(autograd_gradcheck_elementwise, UnaryNodesSaveOnlyWhatTheBackwardReads) {
+  Generator gen(108);
+  for (const OpCase& c : kOps) {
+    Var x(rnd_away({2, 3}, gen, c.kinks, c.lo, c.hi), true);
+    Var y = unary(c.op, x, c.a, c.b);
+    ASSERT_TRUE(y.grad_fn()) << name(c.op);
+    EXPECT_EQ(y.grad_fn()->name, name(c.op));
+    const op::Saves saves = kernels::backward_saves(c.op);
+    const std::vector<SavedTensor>& saved = y.grad_fn()->saved;
+    ASSERT_EQ(saved.size(), size_t(op::saves_x(saves)) + size_t(op::saves_y(saves))) << name(c.op);
+    if (op::saves_x(saves)) {
+      EXPECT_TRUE(saved.front().tensor.shares_storage_with(x.data())) << name(c.op);
+    }
+    if (op::saves_y(saves)) {
+      EXPECT_TRUE(saved.back().tensor.shares_storage_with(y.data())) << name(c.op);
+    }
   }
 }
 

@@ -54,7 +54,7 @@ Var composed_forward(const Var& xw, const Var& w_hh, const Var& b_hh, const Tens
     std::vector<Var> g = chunk(gates, 4, 1);
     Var c_new = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
     Var h_new = sigmoid(g[3]) * tanh(c_new);
-    const Tensor valid = ops::compare(kernels::BinaryOp::gt, len, double(t));  // (B, 1) u8: t < T_b
+    const Tensor valid = ops::gt(len, double(t));  // (B, 1) u8: t < T_b
     c = where(valid, c_new, c);
     h = where(valid, h_new, h);
     outs.push_back(where(valid, h_new, zero));

@@ -52,14 +52,14 @@ double rtol_for(DType dt) { return dt == DType::f32 ? 1e-4 : 1e-12; }
 
 Tensor run_forward(const Tensor& q, const Tensor& k, const Tensor& v) {
   Tensor out = Tensor::empty({q.size(0), q.size(1), q.size(2), v.size(3)}, q.dtype());
-  kernels::causal_product_forward(q, k, v, out);
+  kernels::on(out).causal_product_forward(q, k, v, out);
   return out;
 }
 
 reference::CausalProductGrads run_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g) {
   reference::CausalProductGrads r{Tensor::empty(q.shape(), q.dtype()), Tensor::empty(k.shape(), k.dtype()),
                                   Tensor::empty(v.shape(), v.dtype())};
-  kernels::causal_product_backward(q, k, v, g, r.gq, r.gk, r.gv);
+  kernels::on(r.gq).causal_product_backward(q, k, v, g, r.gq, r.gk, r.gv);
   return r;
 }
 

@@ -1,17 +1,25 @@
-// test_elementwise_kernels.cpp — invariant: every elementwise CPU kernel (all UnaryOp values, all
-// BinaryOp values including comparisons and the derivative helpers, where) equals its slow
-// float64 oracle in core/reference/ on random inputs of odd sizes, in float32 and float64, for
-// contiguous, permuted, step-sliced and expanded (stride-0) inputs, with broadcasting.
+// test_elementwise_kernels.cpp — invariant: every elementwise CPU kernel equals the reference formula
+// of its op (the `reference` and `reference_backward` of the structs in core/unary_ops.h and
+// core/binary_ops.h, run by core/reference/) on random inputs of odd sizes, in float32 and float64, for
+// contiguous, permuted, step-sliced and expanded (stride-0) inputs, with broadcasting: unary, binary
+// (comparisons included), unary_backward of every op that has a backward, and where. The case tables
+// below must name every op of the lists (checked by iterating the lists), so a new op fails here until
+// it has an input range.
 //
 // Tolerances (|got − want| ≤ atol + rtol·|want|, want computed in float64 from the same inputs):
 //   float32: rtol 1e-5 — each kernel evaluates a short formula in float32 (vectorised exp: ≤ 2 ulp,
-//            libm: ≤ 1 ulp, a few more roundings for gelu/softplus/sigmoid/elu), i.e. ≲ 10 ulp of
-//            2^-23 ≈ 1.2e-7; 1e-5 is ~80 ulp, small enough to catch any wrong formula or index.
-//            atol 1e-6 covers results near 0 produced by cancellation (eˣ − 1 in elu, x − y).
+//            libm: ≤ 1 ulp, a few more roundings for gelu/softplus/sigmoid/elu and the backward
+//            formulas), i.e. ≲ 10 ulp of 2^-23 ≈ 1.2e-7; 1e-5 is ~80 ulp, small enough to catch any
+//            wrong formula or index. atol 1e-6 covers results near 0 produced by cancellation (eˣ − 1
+//            in elu, x − y, 1 − y² in tanh's backward).
 //   float64: rtol 1e-12, atol 1e-14 — the same formulas in double, differing from the oracle only by
 //            reassociation (a few ulp of 2^-52 ≈ 2.2e-16).
 //   integer results (comparisons, int64 maps): exact.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
 
 #include "core/kernels.h"
 #include "core/ops.h"
@@ -21,7 +29,9 @@
 namespace lintra {
 namespace {
 
+using kernels::binary_op;
 using kernels::BinaryOp;
+using kernels::unary_op;
 using kernels::UnaryOp;
 using testing::close_to;
 using testing::describe_case;
@@ -36,47 +46,64 @@ Tol tol_for(DType dt) { return dt == DType::f32 ? Tol{1e-5, 1e-6} : Tol{1e-12, 1
 const std::vector<Shape> kShapes = {{3, 5, 7}, {1, 13}, {17}, {}};
 const std::vector<DType> kFloat = {DType::f32, DType::f64};
 
-// Each op with an input range inside its domain and away from nothing in particular (the kernels
-// are compared with their oracle, not differentiated, so kinks are fine).
+// Each op with an input range inside its domain (the kernels are compared with their oracle, and the
+// random inputs never land exactly on a kink such as relu's 0).
 struct UnaryCase {
   UnaryOp op;
-  const char* name;
   double lo, hi;  // input range
   double a = 0, b = 0;
 };
 const std::vector<UnaryCase> kUnary = {
-    {UnaryOp::neg, "neg", -3, 3},
-    {UnaryOp::exp, "exp", -10, 10},
-    {UnaryOp::log, "log", 0.05, 20},
-    {UnaryOp::log1p, "log1p", -0.9, 5},
-    {UnaryOp::sqrt, "sqrt", 0.01, 9},
-    {UnaryOp::rsqrt, "rsqrt", 0.01, 9},
-    {UnaryOp::abs, "abs", -3, 3},
-    {UnaryOp::square, "square", -3, 3},
-    {UnaryOp::tanh, "tanh", -4, 4},
-    {UnaryOp::sigmoid, "sigmoid", -8, 8},
-    {UnaryOp::relu, "relu", -3, 3},
-    {UnaryOp::gelu, "gelu", -5, 5},
-    {UnaryOp::softplus, "softplus", -10, 10},
-    {UnaryOp::sign, "sign", -3, 3},
-    {UnaryOp::reciprocal, "reciprocal", 0.1, 5},
-    {UnaryOp::elu, "elu", -4, 3, 1.3},
-    {UnaryOp::pow_scalar, "pow_scalar(2)", -3, 3, 2.0},    // special-cased as x·x
-    {UnaryOp::pow_scalar, "pow_scalar(0.5)", 0.01, 9, 0.5},  // special-cased as √x
-    {UnaryOp::pow_scalar, "pow_scalar(3)", -3, 3, 3.0},
-    {UnaryOp::pow_scalar, "pow_scalar(-1.5)", 0.1, 4, -1.5},
-    {UnaryOp::clamp, "clamp", -3, 3, -0.5, 0.7},
-    {UnaryOp::add_scalar, "add_scalar", -3, 3, 0.25},
-    {UnaryOp::mul_scalar, "mul_scalar", -3, 3, -1.5},
-    {UnaryOp::rsub_scalar, "rsub_scalar", -3, 3, 2.0},
+    {unary_op<op::Neg>, -3, 3},
+    {unary_op<op::Exp>, -10, 10},
+    {unary_op<op::Log>, 0.05, 20},
+    {unary_op<op::Log1p>, -0.9, 5},
+    {unary_op<op::Sqrt>, 0.01, 9},
+    {unary_op<op::Rsqrt>, 0.01, 9},
+    {unary_op<op::Abs>, -3, 3},
+    {unary_op<op::Square>, -3, 3},
+    {unary_op<op::Tanh>, -4, 4},
+    {unary_op<op::Sigmoid>, -8, 8},
+    {unary_op<op::Relu>, -3, 3},
+    {unary_op<op::Gelu>, -5, 5},
+    {unary_op<op::Softplus>, -10, 10},
+    {unary_op<op::Sign>, -3, 3},
+    {unary_op<op::Reciprocal>, 0.1, 5},
+    {unary_op<op::Elu>, -4, 3, 1.3},
+    {unary_op<op::PowScalar>, -3, 3, 2.0},    // special-cased as x·x (backward: x^1)
+    {unary_op<op::PowScalar>, 0.01, 9, 0.5},  // special-cased as √x
+    {unary_op<op::PowScalar>, -3, 3, 3.0},    // backward special-cased as x·x
+    {unary_op<op::PowScalar>, 0.1, 4, -1.5},
+    {unary_op<op::PowScalar>, 0.1, 4, 1.5},  // backward special-cased as √x
+    {unary_op<op::Clamp>, -3, 3, -0.5, 0.7},
+    {unary_op<op::AddScalar>, -3, 3, 0.25},
+    {unary_op<op::MulScalar>, -3, 3, -1.5},
+    {unary_op<op::RsubScalar>, -3, 3, 2.0},
+    {unary_op<op::LogSigmoid>, -20, 20},
 };
 
-TEST(core_elementwise, EveryUnaryOpIsCovered) {
-  for (int op = 0; op <= int(UnaryOp::rsub_scalar); ++op) {
-    bool found = false;
-    for (const UnaryCase& c : kUnary) found = found || int(c.op) == op;
-    EXPECT_TRUE(found) << "UnaryOp " << op << " has no test case";
-  }
+std::string label(const UnaryCase& c) { return fmt::format("{}(a={}, b={})", name(c.op), c.a, c.b); }
+
+TEST(core_elementwise, EveryUnaryOpHasACase) {
+  op::for_each(op::UnaryOps{}, [&]<class Op>() {
+    const bool found =
+        std::any_of(kUnary.begin(), kUnary.end(), [](const UnaryCase& c) { return c.op == unary_op<Op>; });
+    EXPECT_TRUE(found) << Op::name << " has no case in kUnary";
+  });
+}
+
+TEST(core_elementwise, OpNamesAreUniqueAndComeFromTheStructs) {
+  std::set<std::string> unary_names, binary_names;
+  op::for_each(op::UnaryOps{}, [&]<class Op>() {
+    EXPECT_EQ(name(unary_op<Op>), std::string(Op::name));
+    EXPECT_TRUE(unary_names.insert(Op::name).second) << Op::name << " is listed twice";
+  });
+  op::for_each(op::BinaryOps{}, [&]<class Op>() {
+    EXPECT_EQ(name(binary_op<Op>), std::string(Op::name));
+    EXPECT_TRUE(binary_names.insert(Op::name).second) << Op::name << " is listed twice";
+  });
+  EXPECT_EQ(unary_names.size(), op::UnaryOps::size);
+  EXPECT_EQ(binary_names.size(), op::BinaryOps::size);
 }
 
 TEST(core_elementwise, UnaryMatchesReference) {
@@ -89,63 +116,113 @@ TEST(core_elementwise, UnaryMatchesReference) {
           Tensor got = ops::unary(c.op, x, c.a, c.b);
           ASSERT_EQ(got.dtype(), dt);
           EXPECT_TRUE(close_to(got, reference::unary(c.op, x, c.a, c.b), tol_for(dt)))
-              << c.name << ", " << describe_case(s, dt, l);
+              << label(c) << ", " << describe_case(s, dt, l);
         }
 }
 
-TEST(core_elementwise, UnaryOnInt64IsExact) {
-  Generator gen(12);
-  const std::vector<UnaryCase> cases = {
-      {UnaryOp::neg, "neg", 0, 0},           {UnaryOp::abs, "abs", 0, 0},
-      {UnaryOp::square, "square", 0, 0},     {UnaryOp::add_scalar, "add_scalar", 0, 0, 7},
-      {UnaryOp::mul_scalar, "mul_scalar", 0, 0, -3}, {UnaryOp::rsub_scalar, "rsub_scalar", 0, 0, 5},
-      {UnaryOp::clamp, "clamp", 0, 0, -4, 9},
-  };
-  for (const UnaryCase& c : cases) {
-    Tensor base = ops::randint({5, 7}, -50, 50, gen);
-    for (const Tensor& x : {base, base.transpose(0, 1), base.slice(1, 0, 7, 3)}) {
-      Tensor got = ops::unary(c.op, x, c.a, c.b);
-      ASSERT_EQ(got.dtype(), DType::i64);
-      EXPECT_TRUE(equal_to(got, reference::unary(c.op, x, c.a, c.b))) << c.name;
-    }
+// unary_backward reads only what the op's `saves` names: the others are passed undefined, as autograd does.
+TEST(core_elementwise, UnaryBackwardMatchesReferenceDerivative) {
+  Generator gen(17);
+  int tested = 0;
+  for (const UnaryCase& c : kUnary) {
+    if (!kernels::has_backward(c.op)) continue;
+    ++tested;
+    const op::Saves saves = kernels::backward_saves(c.op);
+    for (DType dt : kFloat)
+      for (const Shape& s : kShapes)
+        for (Layout l : kAllLayouts) {
+          Tensor x = make_input(s, dt, l, gen, c.lo, c.hi);
+          Tensor g = make_input(s, dt, l == Layout::permuted ? Layout::strided : Layout::permuted, gen, -2, 2);
+          Tensor y = ops::unary(c.op, x, c.a, c.b);
+          Tensor got = ops::unary_backward(c.op, g, op::saves_x(saves) ? x : Tensor(),
+                                           op::saves_y(saves) ? y : Tensor(), c.a, c.b);
+          ASSERT_EQ(got.dtype(), dt);
+          EXPECT_TRUE(close_to(got, reference::unary_backward(c.op, g, x, c.a, c.b), tol_for(dt)))
+              << label(c) << " backward, " << describe_case(s, dt, l);
+        }
   }
+  int with_backward = 0;
+  op::for_each(op::UnaryOps{}, [&]<class Op>() { with_backward += op::has_backward<Op>; });
+  EXPECT_GE(tested, with_backward);
+}
+
+TEST(core_elementwise, UnaryBackwardOfAnOpWithoutOneThrows) {
+  Tensor x = Tensor::ones({3});
+  EXPECT_THROW(ops::unary_backward(unary_op<op::Sign>, x, x, x), Error);
+}
+
+TEST(core_elementwise, LogSigmoidIsFiniteAndAccurateForLargeInputs) {
+  // log σ(x) ≈ x for x ≪ 0 and ≈ −e^{−x} for x ≫ 0; log(σ(x)) taken literally underflows to −inf
+  // (or clamps) in float32 below x ≈ −88, and 1 − σ(x) rounds to 0 for large x.
+  for (const auto& [dt, big] : {std::pair{DType::f32, 80.0}, std::pair{DType::f64, 700.0}}) {
+    Tensor x = Tensor::from_vector(std::vector<double>{-big, -big / 2, -1, 0, 1, big / 2, big}, {7}).to(dt);
+    Tensor y = ops::log_sigmoid(x);
+    EXPECT_TRUE(ops::all_finite(y)) << dt;
+    EXPECT_TRUE(close_to(y, reference::unary(unary_op<op::LogSigmoid>, x), tol_for(dt))) << dt;
+    EXPECT_EQ(y.at({0}), double(Tensor::scalar(-big, dt).item())) << dt;  // −big − log1p(e^−big) rounds to −big
+    EXPECT_LT(y.at({6}), 0.0) << dt;                                      // −e^−big, not 0
+    Tensor dx = ops::unary_backward(unary_op<op::LogSigmoid>, Tensor::ones({7}, dt), x, Tensor());
+    EXPECT_TRUE(ops::all_finite(dx)) << dt;
+    EXPECT_TRUE(close_to(dx, reference::unary_backward(unary_op<op::LogSigmoid>, Tensor::ones({7}, dt), x),
+                         tol_for(dt)))
+        << dt;
+  }
+}
+
+// --- int64 ------------------------------------------------------------------------------------------
+
+TEST(core_elementwise, UnaryOnInt64IsExactWhereDefined) {
+  Generator gen(12);
+  const std::vector<UnaryCase> params = {{unary_op<op::AddScalar>, 0, 0, 7},
+                                         {unary_op<op::MulScalar>, 0, 0, -3},
+                                         {unary_op<op::RsubScalar>, 0, 0, 5},
+                                         {unary_op<op::Clamp>, 0, 0, -4, 9}};
+  Tensor base = ops::randint({5, 7}, -50, 50, gen);
+  op::for_each(op::UnaryOps{}, [&]<class Op>() {
+    if constexpr (!op::on_int64<Op>) {
+      EXPECT_THROW(ops::unary<Op>(base, 1.0, 2.0), Error) << Op::name << " is not defined on int64";
+    } else {
+      UnaryCase c{unary_op<Op>, 0, 0};
+      for (const UnaryCase& p : params)
+        if (p.op == c.op) c = p;
+      for (const Tensor& x : {base, base.transpose(0, 1), base.slice(1, 0, 7, 3)}) {
+        Tensor got = ops::unary(c.op, x, c.a, c.b);
+        ASSERT_EQ(got.dtype(), DType::i64);
+        EXPECT_TRUE(equal_to(got, reference::unary(c.op, x, c.a, c.b))) << label(c);
+      }
+    }
+  });
 }
 
 // --- binary ------------------------------------------------------------------------------------
 
 struct BinaryCase {
   BinaryOp op;
-  const char* name;
   double alo, ahi, blo, bhi;
   bool integer_valued = false;  // draw small integers so that equality ties occur
 };
 const std::vector<BinaryCase> kBinary = {
-    {BinaryOp::add, "add", -3, 3, -3, 3},
-    {BinaryOp::sub, "sub", -3, 3, -3, 3},
-    {BinaryOp::mul, "mul", -3, 3, -3, 3},
-    {BinaryOp::div, "div", -3, 3, 0.5, 2},
-    {BinaryOp::pow, "pow", 0.1, 3, -2, 2},
-    {BinaryOp::maximum, "maximum", -3, 3, -3, 3, true},
-    {BinaryOp::minimum, "minimum", -3, 3, -3, 3, true},
-    {BinaryOp::eq, "eq", -3, 3, -3, 3, true},
-    {BinaryOp::ne, "ne", -3, 3, -3, 3, true},
-    {BinaryOp::lt, "lt", -3, 3, -3, 3, true},
-    {BinaryOp::le, "le", -3, 3, -3, 3, true},
-    {BinaryOp::gt, "gt", -3, 3, -3, 3, true},
-    {BinaryOp::ge, "ge", -3, 3, -3, 3, true},
-    {BinaryOp::relu_backward, "relu_backward", -2, 2, -1, 1},
-    {BinaryOp::gelu_backward, "gelu_backward", -2, 2, -4, 4},
-    {BinaryOp::elu_backward, "elu_backward", -2, 2, -3, 3},
-    {BinaryOp::sigmoid_backward, "sigmoid_backward", -2, 2, 0.01, 0.99},  // b is σ's output
-    {BinaryOp::tanh_backward, "tanh_backward", -2, 2, -0.99, 0.99},       // b is tanh's output
+    {binary_op<op::Add>, -3, 3, -3, 3},
+    {binary_op<op::Sub>, -3, 3, -3, 3},
+    {binary_op<op::Mul>, -3, 3, -3, 3},
+    {binary_op<op::Div>, -3, 3, 0.5, 2},
+    {binary_op<op::Pow>, 0.1, 3, -2, 2},
+    {binary_op<op::Maximum>, -3, 3, -3, 3, true},
+    {binary_op<op::Minimum>, -3, 3, -3, 3, true},
+    {binary_op<op::Eq>, -3, 3, -3, 3, true},
+    {binary_op<op::Ne>, -3, 3, -3, 3, true},
+    {binary_op<op::Lt>, -3, 3, -3, 3, true},
+    {binary_op<op::Le>, -3, 3, -3, 3, true},
+    {binary_op<op::Gt>, -3, 3, -3, 3, true},
+    {binary_op<op::Ge>, -3, 3, -3, 3, true},
 };
 
-TEST(core_elementwise, EveryBinaryOpIsCovered) {
-  for (int op = 0; op <= int(BinaryOp::tanh_backward); ++op) {
-    bool found = false;
-    for (const BinaryCase& c : kBinary) found = found || int(c.op) == op;
-    EXPECT_TRUE(found) << "BinaryOp " << op << " has no test case";
-  }
+TEST(core_elementwise, EveryBinaryOpHasACase) {
+  op::for_each(op::BinaryOps{}, [&]<class Op>() {
+    const bool found =
+        std::any_of(kBinary.begin(), kBinary.end(), [](const BinaryCase& c) { return c.op == binary_op<Op>; });
+    EXPECT_TRUE(found) << Op::name << " has no case in kBinary";
+  });
 }
 
 // Shape pairs covering equal shapes, trailing broadcast, both sides broadcasting, rank difference
@@ -178,12 +255,12 @@ TEST(core_elementwise, BinaryMatchesReferenceWithBroadcasting) {
         for (const auto& [la, lb] : kLayoutPairs) {
           Tensor a = draw(sa, dt, la, gen, c.alo, c.ahi, c.integer_valued);
           Tensor b = draw(sb, dt, lb, gen, c.blo, c.bhi, c.integer_valued);
-          Tensor got = ops::binary(c.op, a, b, c.name);
+          Tensor got = ops::binary(c.op, a, b);
           Tensor want = reference::binary(c.op, a, b);
-          const bool cmp = c.op >= BinaryOp::eq && c.op <= BinaryOp::ge;
-          ASSERT_EQ(got.dtype(), cmp ? kBool : dt) << c.name;
-          std::string what = fmt::format("{}: a {} {}, b {} {}, {}", c.name, shape_str(sa), testing::layout_name(la),
-                                         shape_str(sb), testing::layout_name(lb), dt);
+          const bool cmp = kernels::is_comparison(c.op);
+          ASSERT_EQ(got.dtype(), cmp ? kBool : dt) << name(c.op);
+          std::string what = fmt::format("{}: a {} {}, b {} {}, {}", name(c.op), shape_str(sa),
+                                         testing::layout_name(la), shape_str(sb), testing::layout_name(lb), dt);
           if (cmp) {
             EXPECT_TRUE(equal_to(got, want)) << what;
           } else {
@@ -192,12 +269,52 @@ TEST(core_elementwise, BinaryMatchesReferenceWithBroadcasting) {
         }
 }
 
+// On int64 the reference's float64 result, truncated toward zero as a cast does, is exact (integer
+// division truncates too); ops not defined on integers throw.
+TEST(core_elementwise, BinaryOnInt64IsExactWhereDefined) {
+  Generator gen(18);
+  Tensor a = ops::randint({5, 7}, -50, 50, gen), b = ops::randint({7}, 1, 9, gen);
+  op::for_each(op::BinaryOps{}, [&]<class Op>() {
+    if constexpr (!op::binary_defined_on<Op, int64_t>) {
+      EXPECT_THROW(ops::binary<Op>(a, b), Error) << Op::name << " is not defined on int64";
+    } else {
+      for (const Tensor& x : {a, a.transpose(0, 1).contiguous().transpose(0, 1)}) {
+        Tensor got = ops::binary<Op>(x, b);
+        Tensor want = reference::binary(binary_op<Op>, x, b);
+        EXPECT_TRUE(equal_to(got, op::is_comparison<Op> ? want : want.to(DType::i64))) << Op::name;
+      }
+    }
+  });
+}
+
+TEST(core_elementwise, MaximumMinimumPropagateNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = Tensor::from_vector(std::vector<double>{nan, 1.0, nan}, {3});
+  Tensor b = Tensor::from_vector(std::vector<double>{2.0, nan, nan}, {3});
+  for (BinaryOp op : {binary_op<op::Maximum>, binary_op<op::Minimum>}) {
+    EXPECT_TRUE(close_to(ops::binary(op, a, b), reference::binary(op, a, b), tol_for(DType::f64))) << name(op);
+    EXPECT_FALSE(ops::all_finite(ops::binary(op, a, b))) << name(op);
+  }
+}
+
 TEST(core_elementwise, ComparisonsSeeTies) {
   // Guards the test above: integer-valued draws really produce equal pairs.
   Generator gen(14);
   Tensor a = draw({3, 5, 7}, DType::f32, Layout::permuted, gen, -3, 3, true);
   Tensor b = draw({3, 5, 7}, DType::f32, Layout::strided, gen, -3, 3, true);
   EXPECT_GT(ops::sum(ops::eq(a, b)).item(), 0);
+}
+
+TEST(core_elementwise, ScalarComparisonsMatchTensorOnes) {
+  Generator gen(19);
+  Tensor x = draw({4, 6}, DType::f32, Layout::permuted, gen, -3, 3, true);
+  Tensor zero = Tensor::scalar(0.0, DType::f32);
+  EXPECT_TRUE(equal_to(ops::eq(x, 0.0), ops::eq(x, zero)));
+  EXPECT_TRUE(equal_to(ops::ne(x, 0.0), ops::ne(x, zero)));
+  EXPECT_TRUE(equal_to(ops::lt(x, 0.0), ops::lt(x, zero)));
+  EXPECT_TRUE(equal_to(ops::le(x, 0.0), ops::le(x, zero)));
+  EXPECT_TRUE(equal_to(ops::gt(x, 0.0), ops::gt(x, zero)));
+  EXPECT_TRUE(equal_to(ops::ge(x, 0.0), ops::ge(x, zero)));
 }
 
 TEST(core_elementwise, WhereSelectsWithBroadcasting) {
@@ -211,8 +328,8 @@ TEST(core_elementwise, WhereSelectsWithBroadcasting) {
       Tensor got = ops::where(cond, a, b);
       Tensor c = cond.to(DType::f64);
       Tensor want = reference::binary(
-          BinaryOp::add, reference::binary(BinaryOp::mul, c, a),
-          reference::binary(BinaryOp::mul, reference::unary(UnaryOp::rsub_scalar, c, 1.0), b));
+          binary_op<op::Add>, reference::binary(binary_op<op::Mul>, c, a),
+          reference::binary(binary_op<op::Mul>, reference::unary(unary_op<op::RsubScalar>, c, 1.0), b));
       EXPECT_TRUE(equal_to(got, want)) << dt << " " << testing::layout_name(la) << "/" << testing::layout_name(lb);
       EXPECT_TRUE(equal_to(ops::masked_fill(a, cond, 2.5),
                            ops::where(cond, Tensor::full({}, 2.5, dt), a)));

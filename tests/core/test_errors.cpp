@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/kernels.h"
 #include "core/ops.h"
 #include "core/tensor.h"
 #include "tests/core/core_test_util.h"
@@ -33,6 +34,12 @@ TEST(core_errors, DtypeMismatch) {
   EXPECT_THAT(msg, AllOf(HasSubstr("matmul"), HasSubstr("float32"), HasSubstr("float64")));
   msg = error_of([] { ops::exp(Tensor::zeros({2}, DType::i64)); });
   EXPECT_THAT(msg, AllOf(HasSubstr("exp"), HasSubstr("int64")));
+}
+
+TEST(core_errors, CudaTensorsNeedCudaKernels) {
+  std::string msg = error_of([] { kernels::on(Device::cuda); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("kernel list"), HasSubstr("no CUDA kernels")));
+  EXPECT_EQ(&kernels::on(Device::cpu), &kernels::cpu::table);
 }
 
 TEST(core_errors, OutOfRangeDims) {

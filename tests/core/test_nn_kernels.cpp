@@ -22,7 +22,6 @@
 namespace lintra {
 namespace {
 
-using kernels::BinaryOp;
 using kernels::ReduceOp;
 using testing::close_to;
 using testing::describe_case;
@@ -131,7 +130,7 @@ TEST(core_nn_kernels, LayerNormForwardMatchesReference) {
         EXPECT_TRUE(close_to(r.y, reference::layer_norm(x, gamma, beta, 1e-5), tol)) << what;
         // mean and rstd as the oracle's ingredients.
         Tensor mean = ops::div(reference::reduce(ReduceOp::sum, x, int64_t(s.size()) - 1), double(D));
-        Tensor centered = reference::binary(BinaryOp::sub, x, mean);
+        Tensor centered = reference::binary(kernels::binary_op<op::Sub>, x, mean);
         Tensor var = ops::div(reference::reduce(ReduceOp::sum, ops::square(centered), int64_t(s.size()) - 1), double(D));
         Tensor rstd = ops::rsqrt(ops::add(var, 1e-5));
         Shape rows(s.begin(), s.end() - 1);

@@ -83,7 +83,7 @@ RC_GTEST_PROP(core_properties, AddOfBroadcastableShapesEqualsReference, ()) {
   Tensor a = make_input(sa, DType::f64, gen_layout(), gen), b = make_input(sb, DType::f64, gen_layout(), gen);
   Tensor got = ops::add(a, b);
   RC_ASSERT(got.shape() == broadcast_shapes(sa, sb, "add"));
-  RC_ASSERT(ops::max_abs_diff(got, reference::binary(kernels::BinaryOp::add, a, b)) == 0.0);
+  RC_ASSERT(ops::max_abs_diff(got, reference::binary(kernels::binary_op<op::Add>, a, b)) == 0.0);
   RC_ASSERT(ops::max_abs_diff(got, ops::add(b, a)) == 0.0);
 }
 

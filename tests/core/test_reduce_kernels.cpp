@@ -18,7 +18,6 @@ namespace lintra {
 namespace {
 
 using kernels::ReduceOp;
-using kernels::UnaryOp;
 using testing::close_to;
 using testing::describe_case;
 using testing::equal_to;

@@ -106,7 +106,7 @@ Var dense_reference(const Var& q, const Var& v, const AttentionMasks& masks, con
     }
     Var z = add(logits, Var(additive));
     outs.push_back(matmul(mul(softmax(z, -1), Var(ok)), v));
-    Tensor empty = ops::compare(kernels::BinaryOp::eq, ok, 0.0);
+    Tensor empty = ops::eq(ok, 0.0);
     lses.push_back(where(empty, Var(Tensor::full({B, H, N, 1}, -1e30, DType::f64)), logsumexp(z, {-1}, true)));
   }
   if (R == 1) return outs[0];
