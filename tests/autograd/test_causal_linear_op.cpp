@@ -51,7 +51,7 @@ double max_relative_error(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
-TEST(autograd_causal_linear, GradcheckFloat64) {
+TEST(AutogradCausalLinear, GradcheckFloat64) {
   Generator gen(81);
   struct Case {
     int64_t B, H, N, E, M;
@@ -67,7 +67,7 @@ TEST(autograd_causal_linear, GradcheckFloat64) {
   }
 }
 
-TEST(autograd_causal_linear, FusedEqualsComposedFloat32) {
+TEST(AutogradCausalLinear, FusedEqualsComposedFloat32) {
   // fast-transformers: N = 10, H = 10, L = 100, E and M random in [10, 256), inputs torch.rand; the
   // gradients are those of Σ out ⊙ go. Here B = 2, H = 3, L from 10 to 100, E and M in [10, 100).
   Generator gen(82);
@@ -90,7 +90,7 @@ TEST(autograd_causal_linear, FusedEqualsComposedFloat32) {
   }
 }
 
-TEST(autograd_causal_linear, NonContiguousInputsFromAHeadSplit) {
+TEST(AutogradCausalLinear, NonContiguousInputsFromAHeadSplit) {
   // x (B, N, H·E) split into heads and transposed to (B, H, N, E): views, no copies.
   Generator gen(83);
   const int64_t B = 2, N = 40, H = 2, E = 16, M = 8;
@@ -111,7 +111,7 @@ TEST(autograd_causal_linear, NonContiguousInputsFromAHeadSplit) {
   EXPECT_LT(ops::max_abs_diff(c.grad(), c2.grad()), 1e-12);
 }
 
-TEST(autograd_causal_linear, SavesOnlyTheInputs) {
+TEST(AutogradCausalLinear, SavesOnlyTheInputs) {
   Generator gen(84);
   Var q(Tensor::uniform({1, 1, 6, 3}, gen), true), k(Tensor::uniform({1, 1, 6, 3}, gen), true),
       v(Tensor::uniform({1, 1, 6, 5}, gen), true);
@@ -130,7 +130,7 @@ TEST(autograd_causal_linear, SavesOnlyTheInputs) {
 }
 
 
-TEST(autograd_causal_linear, ErrorsNameTheOpAndTheShapes) {
+TEST(AutogradCausalLinear, ErrorsNameTheOpAndTheShapes) {
   auto t = [](const Shape& s, DType dt = DType::f32) { return Var(Tensor::zeros(s, dt)); };
   std::string m = error_of([&] { causal_linear_product(t({2, 3, 4}), t({2, 3, 4}), t({2, 3, 4})); });
   EXPECT_NE(m.find("causal_linear_product"), std::string::npos) << m;

@@ -24,14 +24,14 @@ Tensor vec(std::vector<double> v) {
 std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }
 
 
-TEST(autograd_engine, AVarUsedTwiceAccumulates) {
+TEST(AutogradEngine, AVarUsedTwiceAccumulates) {
   Var x(vec({1, -2, 3}), true);
   Var y = add(mul(x, x), x);  // dy/dx = 2x + 1
   sum(y).backward();
   EXPECT_EQ(values(x.grad()), (std::vector<double>{3, -3, 7}));
 }
 
-TEST(autograd_engine, DiamondGraphIsOrderedCorrectly) {
+TEST(AutogradEngine, DiamondGraphIsOrderedCorrectly) {
   // a = 2x, b = exp(a), c = a·b: dc/dx = 2·e^{2x} + 2x·2·e^{2x}. Node a feeds two consumers; its
   // backward must run once, after both have contributed.
   Var x(vec({0.3, -0.7}), true);
@@ -45,7 +45,7 @@ TEST(autograd_engine, DiamondGraphIsOrderedCorrectly) {
   }
 }
 
-TEST(autograd_engine, LeavesAccumulateAcrossBackwardCalls) {
+TEST(AutogradEngine, LeavesAccumulateAcrossBackwardCalls) {
   Var x(vec({1, 2}), true);
   sum(mul(x, 3.0)).backward();
   sum(mul(x, 2.0)).backward();
@@ -60,7 +60,7 @@ TEST(autograd_engine, LeavesAccumulateAcrossBackwardCalls) {
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 0}));
 }
 
-TEST(autograd_engine, SecondBackwardWithoutRetainGraphThrows) {
+TEST(AutogradEngine, SecondBackwardWithoutRetainGraphThrows) {
   Var x(vec({1, 2}), true);
   Var y = sum(exp(x));
   y.backward();
@@ -68,7 +68,7 @@ TEST(autograd_engine, SecondBackwardWithoutRetainGraphThrows) {
   EXPECT_THAT(msg, AllOf(HasSubstr("second time"), HasSubstr("retain_graph")));
 }
 
-TEST(autograd_engine, RetainGraphAllowsASecondBackward) {
+TEST(AutogradEngine, RetainGraphAllowsASecondBackward) {
   Var x(vec({1, 2}), true);
   Var y = sum(square(x));
   y.backward(Tensor(), /*retain_graph=*/true);
@@ -79,7 +79,7 @@ TEST(autograd_engine, RetainGraphAllowsASecondBackward) {
   EXPECT_THAT(error_of([&] { y.backward(); }), HasSubstr("retain_graph"));
 }
 
-TEST(autograd_engine, InPlaceChangeOfASavedTensorIsDetected) {
+TEST(AutogradEngine, InPlaceChangeOfASavedTensorIsDetected) {
   // exp saves its output; zeroing that output in place invalidates the saved tensor.
   Var x(vec({0.5, 1.5}), true);
   Var y = exp(x);
@@ -101,7 +101,7 @@ TEST(autograd_engine, InPlaceChangeOfASavedTensorIsDetected) {
   EXPECT_EQ(values(p.grad()), (std::vector<double>{1, 1}));
 }
 
-TEST(autograd_engine, NoGradGuardRecordsNothing) {
+TEST(AutogradEngine, NoGradGuardRecordsNothing) {
   Var x(vec({1, 2}), true);
   {
     NoGradGuard guard;
@@ -121,7 +121,7 @@ TEST(autograd_engine, NoGradGuardRecordsNothing) {
   EXPECT_EQ(z.grad_fn()->name, "exp");
 }
 
-TEST(autograd_engine, DetachCutsTheGraph) {
+TEST(AutogradEngine, DetachCutsTheGraph) {
   Var x(vec({1, -2}), true);
   Var d = x.detach();
   EXPECT_FALSE(d.requires_grad());
@@ -135,7 +135,7 @@ TEST(autograd_engine, DetachCutsTheGraph) {
   EXPECT_THAT(error_of([&] { sum(e).backward(); }), HasSubstr("does not require grad"));
 }
 
-TEST(autograd_engine, OnlyLeavesThatRequireGradGetGradients) {
+TEST(AutogradEngine, OnlyLeavesThatRequireGradGetGradients) {
   Var x(vec({1, 2}), true), c(vec({3, 4}), false);
   Var h = mul(x, c);  // intermediate
   sum(h).backward();
@@ -145,7 +145,7 @@ TEST(autograd_engine, OnlyLeavesThatRequireGradGetGradients) {
   EXPECT_FALSE(h.is_leaf());
 }
 
-TEST(autograd_engine, MisuseThrows) {
+TEST(AutogradEngine, MisuseThrows) {
   Var x(Tensor::ones({2, 3}, DType::f64), true);
   Var y = exp(x);
   EXPECT_THAT(error_of([&] { y.backward(); }), AllOf(HasSubstr("non-scalar"), HasSubstr("[2, 3]")));
@@ -163,7 +163,7 @@ TEST(autograd_engine, MisuseThrows) {
   EXPECT_EQ(leaf.grad().item(), 1.0);
 }
 
-TEST(autograd_engine, LongChainsDoNotOverflowTheStack) {
+TEST(AutogradEngine, LongChainsDoNotOverflowTheStack) {
   // 20,000 ops in a chain: the topological sort is iterative, and the graph is freed node by node.
   Var x(Tensor::scalar(1.0, DType::f64), true);
   Var y = x;
@@ -177,7 +177,7 @@ TEST(autograd_engine, LongChainsDoNotOverflowTheStack) {
 }  // namespace lintra
 
 // A very deep graph dropped without a backward is freed iteratively (no stack overflow).
-TEST(autograd_engine, dropping_a_very_deep_graph_does_not_overflow_the_stack) {
+TEST(AutogradEngine, DroppingAVeryDeepGraphDoesNotOverflowTheStack) {
   lintra::Var x(lintra::Tensor::ones({1}), true);
   {
     lintra::Var y = x;

@@ -57,7 +57,7 @@ Var composed_softmax(const Var& x, int64_t dim) {
 }
 Var composed_log_softmax(const Var& x, int64_t dim) { return sub(x, log(sum(exp(x), {dim}, true))); }
 
-TEST(autograd_fused_vs_composed, SoftmaxAndLogSoftmax) {
+TEST(AutogradFusedVsComposed, SoftmaxAndLogSoftmax) {
   Generator gen(161);
   for (DType dt : {DType::f32, DType::f64})
     for (int64_t dim : {-1, 1, 0}) {
@@ -72,7 +72,7 @@ TEST(autograd_fused_vs_composed, SoftmaxAndLogSoftmax) {
     }
 }
 
-TEST(autograd_fused_vs_composed, LayerNorm) {
+TEST(AutogradFusedVsComposed, LayerNorm) {
   Generator gen(162);
   const double eps = 1e-5;
   for (DType dt : {DType::f32, DType::f64})
@@ -91,7 +91,7 @@ TEST(autograd_fused_vs_composed, LayerNorm) {
     }
 }
 
-TEST(autograd_fused_vs_composed, CrossEntropy) {
+TEST(AutogradFusedVsComposed, CrossEntropy) {
   Generator gen(163);
   for (DType dt : {DType::f32, DType::f64})
     for (Reduction r : {Reduction::mean, Reduction::sum, Reduction::none}) {

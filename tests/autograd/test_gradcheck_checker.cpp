@@ -19,7 +19,7 @@ Var square_with(const Var& x, BackwardFn backward) {
   return make_result(ops::square(x.data()), "test_square", {x}, {x.data()}, std::move(backward));
 }
 
-TEST(autograd_gradcheck_checker, CatchesAWrongBackward) {
+TEST(AutogradGradcheckChecker, CatchesAWrongBackward) {
   Generator gen(171);
   Tensor x = rnd({2, 3}, gen, 0.5, 2);  // |x| ≥ 0.5: the error g·x is far above the tolerance
   GradcheckResult wrong = gradcheck(
@@ -45,7 +45,7 @@ TEST(autograd_gradcheck_checker, CatchesAWrongBackward) {
   EXPECT_LT(right.max_abs_error, 1e-8);  // central differences of x² are exact up to rounding (~1e-10)
 }
 
-TEST(autograd_gradcheck_checker, CatchesWrongSignAndMisroutedGradients) {
+TEST(AutogradGradcheckChecker, CatchesWrongSignAndMisroutedGradients) {
   Generator gen(172);
   Tensor x = rnd({4}, gen, 0.5, 2);
   EXPECT_FALSE(gradcheck(
@@ -70,7 +70,7 @@ TEST(autograd_gradcheck_checker, CatchesWrongSignAndMisroutedGradients) {
                    .ok);
 }
 
-TEST(autograd_gradcheck_checker, CatchesAMissingGradient) {
+TEST(AutogradGradcheckChecker, CatchesAMissingGradient) {
   // mul whose backward forgets b: b's numeric Jacobian is a, its analytic one 0.
   Generator gen(173);
   Tensor a = rnd({3}, gen, 0.5, 2), b = rnd({3}, gen, 0.5, 2);
@@ -86,7 +86,7 @@ TEST(autograd_gradcheck_checker, CatchesAMissingGradient) {
   EXPECT_THAT(r.message, HasSubstr("input 1"));
 }
 
-TEST(autograd_gradcheck_checker, RejectsFloat32InputsAndPassesIntegerOnes) {
+TEST(AutogradGradcheckChecker, RejectsFloat32InputsAndPassesIntegerOnes) {
   Generator gen(174);
   Tensor f = Tensor::uniform({3}, gen, -1, 1, DType::f32);
   try {

@@ -58,7 +58,7 @@ const std::vector<UnaryCase> kUnary = {
     {"x * s, s * x, x / s", [](const Var& x) { return (x * 3.0) + (0.5 * x) + (x / 4.0); }, -2, 2},
 };
 
-TEST(autograd_gradcheck_elementwise, UnaryOpsAtSeveralShapes) {
+TEST(AutogradGradcheckElementwise, UnaryOpsAtSeveralShapes) {
   Generator gen(101);
   for (const UnaryCase& c : kUnary)
     for (const Shape& s : {Shape{5}, Shape{2, 3}, Shape{3, 1, 2}, Shape{}}) {
@@ -68,7 +68,7 @@ TEST(autograd_gradcheck_elementwise, UnaryOpsAtSeveralShapes) {
     }
 }
 
-TEST(autograd_gradcheck_elementwise, UnaryOpsOnNonContiguousInputs) {
+TEST(AutogradGradcheckElementwise, UnaryOpsOnNonContiguousInputs) {
   Generator gen(102);
   for (const UnaryCase& c : kUnary) {
     Tensor x = rnd_away({3, 4}, gen, c.kinks, c.lo, c.hi);
@@ -113,7 +113,7 @@ const std::vector<OpCase> kOps = {
     {unary_op<op::LogSigmoid>, -4, 4},
 };
 
-TEST(autograd_gradcheck_elementwise, EveryUnaryOpWithABackwardHasACase) {
+TEST(AutogradGradcheckElementwise, EveryUnaryOpWithABackwardHasACase) {
   op::for_each(op::UnaryOps{}, [&]<class Op>() {
     if constexpr (op::has_backward<Op>) {
       const bool found = std::any_of(kOps.begin(), kOps.end(), [](const OpCase& c) { return c.op == unary_op<Op>; });
@@ -122,7 +122,7 @@ TEST(autograd_gradcheck_elementwise, EveryUnaryOpWithABackwardHasACase) {
   });
 }
 
-TEST(autograd_gradcheck_elementwise, EveryUnaryOpThroughTheGenericNode) {
+TEST(AutogradGradcheckElementwise, EveryUnaryOpThroughTheGenericNode) {
   Generator gen(107);
   for (const OpCase& c : kOps)
     for (const Shape& s : {Shape{5}, Shape{2, 3}, Shape{}}) {
@@ -132,7 +132,7 @@ TEST(autograd_gradcheck_elementwise, EveryUnaryOpThroughTheGenericNode) {
     }
 }
 
-TEST(autograd_gradcheck_elementwise, UnaryNodesSaveOnlyWhatTheBackwardReads) {
+TEST(AutogradGradcheckElementwise, UnaryNodesSaveOnlyWhatTheBackwardReads) {
   Generator gen(108);
   for (const OpCase& c : kOps) {
     Var x(rnd_away({2, 3}, gen, c.kinks, c.lo, c.hi), true);
@@ -170,7 +170,7 @@ const std::vector<std::pair<Shape, Shape>> kPairs = {
     {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{2, 1, 3}, {4, 1}}, {{3}, {}}, {{}, {2, 2}}, {{1, 3}, {2, 1}},
 };
 
-TEST(autograd_gradcheck_elementwise, BinaryOpsWithBroadcasting) {
+TEST(AutogradGradcheckElementwise, BinaryOpsWithBroadcasting) {
   Generator gen(103);
   for (const BinaryCase& c : kBinary)
     for (const auto& [sa, sb] : kPairs) {
@@ -180,7 +180,7 @@ TEST(autograd_gradcheck_elementwise, BinaryOpsWithBroadcasting) {
     }
 }
 
-TEST(autograd_gradcheck_elementwise, BinaryOpsOnNonContiguousInputs) {
+TEST(AutogradGradcheckElementwise, BinaryOpsOnNonContiguousInputs) {
   Generator gen(104);
   for (const BinaryCase& c : kBinary) {
     Tensor a = rnd({3, 2}, gen, c.alo, c.ahi), b = rnd({2, 6}, gen, c.blo, c.bhi);
@@ -202,7 +202,7 @@ Tensor on_grid(const Shape& s, Generator& gen, double offset) {
   return ops::add(ops::add(ops::mul(ops::randint(s, -10, 10, gen).to(DType::f64), 0.2), rnd(s, gen, 0, 0.02)), offset);
 }
 
-TEST(autograd_gradcheck_elementwise, MaximumMinimumAwayFromTies) {
+TEST(AutogradGradcheckElementwise, MaximumMinimumAwayFromTies) {
   Generator gen(105);
   for (const auto& [sa, sb] : kPairs) {
     Tensor a = on_grid(sa, gen, 0), b = on_grid(sb, gen, 0.1);
@@ -222,7 +222,7 @@ TEST(autograd_gradcheck_elementwise, MaximumMinimumAwayFromTies) {
         {a, b}));
 }
 
-TEST(autograd_gradcheck_elementwise, MaximumSplitsTiesEvenly) {
+TEST(AutogradGradcheckElementwise, MaximumSplitsTiesEvenly) {
   // At a tie the gradient is split ½/½ (documented in functional.h); finite differences cannot see
   // this, so check it directly.
   Var a(Tensor::from_vector({1.f, 2.f}, {2}), true), b(Tensor::from_vector({1.f, 3.f}, {2}), true);
@@ -231,7 +231,7 @@ TEST(autograd_gradcheck_elementwise, MaximumSplitsTiesEvenly) {
   EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{0.5f, 1.f}));
 }
 
-TEST(autograd_gradcheck_elementwise, WhereAndMaskedFill) {
+TEST(AutogradGradcheckElementwise, WhereAndMaskedFill) {
   Generator gen(106);
   Tensor cond = ops::bernoulli({2, 1, 3}, 0.5, gen, kBool);
   Tensor a = rnd({4, 3}, gen), b = rnd({2, 4, 1}, gen);

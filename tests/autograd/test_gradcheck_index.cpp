@@ -17,7 +17,7 @@ using testing::rnd_distinct;
 
 Tensor idx(std::vector<int64_t> v, const Shape& s) { return Tensor::from_vector(v, s); }
 
-TEST(autograd_gradcheck_index, IndexSelect) {
+TEST(AutogradGradcheckIndex, IndexSelect) {
   Generator gen(131);
   Tensor x = rnd({4, 3}, gen);
   Tensor rows = idx({2, 0, 2, 3, 2}, {5});  // repeats
@@ -28,7 +28,7 @@ TEST(autograd_gradcheck_index, IndexSelect) {
       [&](const std::vector<Var>& v) { return index_select(transpose(v[0], 0, 1), -1, rows.slice(0, 0, 5, 2)); }, {x}));
 }
 
-TEST(autograd_gradcheck_index, Gather) {
+TEST(AutogradGradcheckIndex, Gather) {
   Generator gen(132);
   Tensor x = rnd({3, 4}, gen);
   Tensor i1 = ops::randint({3, 6}, 0, 4, gen);  // along dim 1, longer than the dim: repeats
@@ -39,7 +39,7 @@ TEST(autograd_gradcheck_index, Gather) {
   EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return gather(transpose(v[0], 0, 1), 0, it); }, {x}));
 }
 
-TEST(autograd_gradcheck_index, ScatterAdd) {
+TEST(AutogradGradcheckIndex, ScatterAdd) {
   Generator gen(133);
   Tensor base = rnd({3, 5}, gen), src = rnd({3, 4}, gen);
   Tensor i = ops::randint({3, 4}, 0, 5, gen);
@@ -55,7 +55,7 @@ TEST(autograd_gradcheck_index, ScatterAdd) {
       [&](const std::vector<Var>& v) { return scatter_add(transpose(v[0], 0, 1), 0, i0, v[1]); }, {bt, s0}));
 }
 
-TEST(autograd_gradcheck_index, Embedding) {
+TEST(AutogradGradcheckIndex, Embedding) {
   Generator gen(134);
   Tensor w = rnd({6, 3}, gen);
   Tensor tokens = idx({1, 4, 1, 0, 4, 4}, {2, 3});  // repeated tokens add their gradients
@@ -66,7 +66,7 @@ TEST(autograd_gradcheck_index, Embedding) {
   EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return embedding(transpose(v[0], 0, 1), tokens); }, {wt}));
 }
 
-TEST(autograd_gradcheck_index, CumsumBothDirections) {
+TEST(AutogradGradcheckIndex, CumsumBothDirections) {
   Generator gen(135);
   Tensor x = rnd({3, 4, 2}, gen);
   for (int64_t dim : {0, 1, 2, -1})
@@ -79,7 +79,7 @@ TEST(autograd_gradcheck_index, CumsumBothDirections) {
     }
 }
 
-TEST(autograd_gradcheck_index, Sort) {
+TEST(AutogradGradcheckIndex, Sort) {
   Generator gen(136);
   Tensor x = rnd_distinct({3, 5}, gen);
   for (int64_t dim : {0, 1})

@@ -29,7 +29,7 @@ const std::vector<MatmulCase> kCases = {
     {{4}, {4}},                 // dot product: a 0-d result
 };
 
-TEST(autograd_gradcheck_linalg, MatmulShapes) {
+TEST(AutogradGradcheckLinalg, MatmulShapes) {
   Generator gen(141);
   for (const MatmulCase& c : kCases) {
     Tensor a = rnd(c.a, gen), b = rnd(c.b, gen);
@@ -38,7 +38,7 @@ TEST(autograd_gradcheck_linalg, MatmulShapes) {
   }
 }
 
-TEST(autograd_gradcheck_linalg, MatmulOfTransposedViews) {
+TEST(AutogradGradcheckLinalg, MatmulOfTransposedViews) {
   Generator gen(142);
   Tensor at = rnd({2, 4, 3}, gen), bt = rnd({2, 2, 4}, gen);  // a = atᵀ (2, 3, 4), b = btᵀ (2, 4, 2)
   EXPECT_TRUE(gradcheck_ok(
@@ -52,7 +52,7 @@ TEST(autograd_gradcheck_linalg, MatmulOfTransposedViews) {
   EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return matmul(v[0], transpose(v[0], 0, 1)); }, {m}));
 }
 
-TEST(autograd_gradcheck_linalg, Linear) {
+TEST(AutogradGradcheckLinalg, Linear) {
   Generator gen(143);
   Tensor w = rnd({5, 4}, gen), b = rnd({5}, gen);
   for (const Shape& xs : {Shape{3, 4}, Shape{2, 3, 4}, Shape{4}}) {

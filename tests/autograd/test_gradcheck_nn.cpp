@@ -14,7 +14,7 @@ namespace {
 using testing::gradcheck_ok;
 using testing::rnd;
 
-TEST(autograd_gradcheck_nn, SoftmaxAndLogSoftmaxOverEveryDim) {
+TEST(AutogradGradcheckNn, SoftmaxAndLogSoftmaxOverEveryDim) {
   Generator gen(151);
   Tensor x = rnd({2, 3, 4}, gen, -2, 2);
   for (int64_t dim : {-1, 1, 0, 2}) {
@@ -28,7 +28,7 @@ TEST(autograd_gradcheck_nn, SoftmaxAndLogSoftmaxOverEveryDim) {
   }
 }
 
-TEST(autograd_gradcheck_nn, LayerNorm) {
+TEST(AutogradGradcheckNn, LayerNorm) {
   Generator gen(152);
   Tensor x = rnd({2, 3, 5}, gen, -2, 2), g = rnd({5}, gen, 0.5, 1.5), b = rnd({5}, gen);
   EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return layer_norm(v[0], v[1], v[2]); }, {x, g, b}));
@@ -40,7 +40,7 @@ TEST(autograd_gradcheck_nn, LayerNorm) {
                            {x1, g, b}));
 }
 
-TEST(autograd_gradcheck_nn, DropoutWithAFixedMask) {
+TEST(AutogradGradcheckNn, DropoutWithAFixedMask) {
   Generator gen(153);
   Tensor x = rnd({4, 5}, gen);
   auto f = [](const std::vector<Var>& v) {
@@ -72,7 +72,7 @@ TEST(autograd_gradcheck_nn, DropoutWithAFixedMask) {
       {x}));
 }
 
-TEST(autograd_gradcheck_nn, CrossEntropy) {
+TEST(AutogradGradcheckNn, CrossEntropy) {
   Generator gen(154);
   Tensor logits = rnd({5, 4}, gen, -2, 2);
   Tensor target = Tensor::from_vector(std::vector<int64_t>{3, -100, 0, 2, 0}, {5});  // row 1 ignored

@@ -16,7 +16,7 @@ using testing::rnd_distinct;
 
 const std::vector<Dims> kDims = {{}, {0}, {-1}, {1}, {0, 2}, {2, 0, 1}};
 
-TEST(autograd_gradcheck_reduce, SumAndMean) {
+TEST(AutogradGradcheckReduce, SumAndMean) {
   Generator gen(111);
   for (const Dims& dims : kDims)
     for (bool keepdim : {false, true}) {
@@ -36,7 +36,7 @@ TEST(autograd_gradcheck_reduce, SumAndMean) {
   EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return sum(v[0]); }, {s}));
 }
 
-TEST(autograd_gradcheck_reduce, MaxMinOverOneDim) {
+TEST(AutogradGradcheckReduce, MaxMinOverOneDim) {
   Generator gen(112);
   for (int64_t dim : {0, 1, 2, -1})
     for (bool keepdim : {false, true}) {
@@ -58,7 +58,7 @@ TEST(autograd_gradcheck_reduce, MaxMinOverOneDim) {
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 1, 0, 1, 0, 0}));
 }
 
-TEST(autograd_gradcheck_reduce, Logsumexp) {
+TEST(AutogradGradcheckReduce, Logsumexp) {
   Generator gen(113);
   for (const Dims& dims : {Dims{1}, Dims{-1}, Dims{0, 2}, Dims{}})
     for (bool keepdim : {false, true}) {

@@ -62,7 +62,7 @@ const std::vector<ShapeCase> kCases = {
     {"repeat of transpose", {2, 3}, [](const Var& x) { return repeat(transpose(x, 0, 1), {1, 3}); }},
 };
 
-TEST(autograd_gradcheck_shape, EveryShapeOp) {
+TEST(AutogradGradcheckShape, EveryShapeOp) {
   Generator gen(121);
   for (const ShapeCase& c : kCases) {
     Tensor x = rnd(c.input, gen);
@@ -72,7 +72,7 @@ TEST(autograd_gradcheck_shape, EveryShapeOp) {
   }
 }
 
-TEST(autograd_gradcheck_shape, CatAndStack) {
+TEST(AutogradGradcheckShape, CatAndStack) {
   Generator gen(122);
   Tensor a = rnd({2, 3}, gen), b = rnd({2, 1}, gen), c = rnd({4, 2}, gen);
   // c enters transposed (2, 4): non-contiguous.
@@ -89,7 +89,7 @@ TEST(autograd_gradcheck_shape, CatAndStack) {
         << "stack dim " << dim;
 }
 
-TEST(autograd_gradcheck_shape, SplitAndChunk) {
+TEST(AutogradGradcheckShape, SplitAndChunk) {
   Generator gen(123);
   Tensor x = rnd({5, 4}, gen);
   // Pieces recombined in another order with different weights: each piece's gradient is distinct.

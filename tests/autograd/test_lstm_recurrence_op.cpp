@@ -102,7 +102,7 @@ Inputs random_inputs(int64_t B, int64_t T, int64_t H, Generator& gen, DType dt) 
           Tensor::uniform({4 * H}, gen, -1, 1, dt)};
 }
 
-TEST(autograd_lstm_recurrence, GradcheckFloat64) {
+TEST(AutogradLstmRecurrence, GradcheckFloat64) {
   Generator gen(171);
   struct Case {
     int64_t T, H;
@@ -118,7 +118,7 @@ TEST(autograd_lstm_recurrence, GradcheckFloat64) {
     }
 }
 
-TEST(autograd_lstm_recurrence, FusedEqualsComposed) {
+TEST(AutogradLstmRecurrence, FusedEqualsComposed) {
   Generator gen(172);
   for (DType dt : {DType::f32, DType::f64})
     for (int64_t B : {1, 3})
@@ -145,7 +145,7 @@ TEST(autograd_lstm_recurrence, FusedEqualsComposed) {
 
 // Frames past a sequence's length are read by neither direction: garbage there changes no output and
 // no gradient, and their own gradient and output are exactly zero.
-TEST(autograd_lstm_recurrence, PaddedFramesChangeNothing) {
+TEST(AutogradLstmRecurrence, PaddedFramesChangeNothing) {
   Generator gen(173);
   const int64_t B = 3, T = 5, H = 3;
   const std::vector<int64_t> lens = {5, 2, 0};
@@ -167,7 +167,7 @@ TEST(autograd_lstm_recurrence, PaddedFramesChangeNothing) {
   }
 }
 
-TEST(autograd_lstm_recurrence, NonContiguousInputAndDefaultLengths) {
+TEST(AutogradLstmRecurrence, NonContiguousInputAndDefaultLengths) {
   Generator gen(174);
   const int64_t B = 2, T = 4, H = 3;
   Inputs in = random_inputs(B, T, H, gen, DType::f64);
@@ -183,7 +183,7 @@ TEST(autograd_lstm_recurrence, NonContiguousInputAndDefaultLengths) {
 }
 
 
-TEST(autograd_lstm_recurrence, Errors) {
+TEST(AutogradLstmRecurrence, Errors) {
   const Var xw(Tensor::zeros({2, 3, 8})), w(Tensor::zeros({8, 2})), b(Tensor::zeros({8}));
   const Tensor len = Tensor::from_vector(std::vector<int64_t>{3, 1}, {2});
   auto has = [](const std::string& msg, const std::string& part) {

@@ -14,7 +14,7 @@ namespace {
 
 const std::vector<size_t> kSizes = {0, 1, 3, 17, 63, 64, 65, 1000, 4096, 4097, 5000, 100000, (1 << 20) + 7};
 
-TEST(core_allocator, BlocksAre64ByteAligned) {
+TEST(CoreAllocator, BlocksAre64ByteAligned) {
   CpuAllocator& a = CpuAllocator::instance();
   for (size_t n : kSizes) {
     void* p = a.allocate(n);
@@ -27,7 +27,7 @@ TEST(core_allocator, BlocksAre64ByteAligned) {
   }
 }
 
-TEST(core_allocator, SizeClassesCoverTheRequest) {
+TEST(CoreAllocator, SizeClassesCoverTheRequest) {
   for (size_t n : kSizes) {
     size_t c = CpuAllocator::size_class(n);
     EXPECT_GE(c, n);
@@ -39,7 +39,7 @@ TEST(core_allocator, SizeClassesCoverTheRequest) {
   EXPECT_EQ(CpuAllocator::size_class(4097), CpuAllocator::size_class(4200));
 }
 
-TEST(core_allocator, FreedBlocksAreReused) {
+TEST(CoreAllocator, FreedBlocksAreReused) {
   CpuAllocator& a = CpuAllocator::instance();
   for (size_t n : {size_t(100), size_t(5000), size_t(3) << 20}) {
     a.deallocate(a.allocate(n), n);  // warm the size class
@@ -63,7 +63,7 @@ TEST(core_allocator, FreedBlocksAreReused) {
   EXPECT_EQ(a.stats().os_allocations, os_before);
 }
 
-TEST(core_allocator, InUseAndPeakTracking) {
+TEST(CoreAllocator, InUseAndPeakTracking) {
   CpuAllocator& a = CpuAllocator::instance();
   const int64_t base = a.stats().in_use_bytes;
   a.reset_peak();
@@ -85,7 +85,7 @@ TEST(core_allocator, InUseAndPeakTracking) {
   EXPECT_EQ(a.stats().peak_bytes, base);
 }
 
-TEST(core_allocator, ReleaseCachedEmptiesTheFreeLists) {
+TEST(CoreAllocator, ReleaseCachedEmptiesTheFreeLists) {
   CpuAllocator& a = CpuAllocator::instance();
   { Tensor t = Tensor::empty({12345}); }
   EXPECT_GT(a.stats().cached_bytes, 0);

@@ -88,7 +88,7 @@ struct Widths {
 const std::vector<Widths> kWidths = {{2, 3, 5, 7}, {1, 2, 32, 64}, {2, 1, 33, 17}, {1, 1, 16, 48}, {1, 2, 64, 16}};
 const std::vector<int64_t> kLengths = {1, 7, 31, 32, 33, 65, 130};
 
-TEST(core_causal_product, MatchesReferenceAcrossChunkBoundaries) {
+TEST(CoreCausalProduct, MatchesReferenceAcrossChunkBoundaries) {
   Generator gen(71);
   for (DType dt : {DType::f32, DType::f64})
     for (const Widths& w : kWidths)
@@ -102,7 +102,7 @@ TEST(core_causal_product, MatchesReferenceAcrossChunkBoundaries) {
       }
 }
 
-TEST(core_causal_product, PositiveFeaturesHaveSmallElementwiseRelativeError) {
+TEST(CoreCausalProduct, PositiveFeaturesHaveSmallElementwiseRelativeError) {
   // φ(x) = elu(x) + 1 > 0: with positive q, k, v and g nothing cancels, so the plain elementwise
   // relative error (the fast-transformers test's criterion) must be small too.
   Generator gen(72);
@@ -119,7 +119,7 @@ TEST(core_causal_product, PositiveFeaturesHaveSmallElementwiseRelativeError) {
   }
 }
 
-TEST(core_causal_product, AnyInputLayout) {
+TEST(CoreCausalProduct, AnyInputLayout) {
   // permuted: no contiguous dim (copied per element); strided: last dim with step 2; expanded: B
   // broadcast with stride 0. Each input gets a different layout in turn.
   Generator gen(73);
@@ -141,7 +141,7 @@ TEST(core_causal_product, AnyInputLayout) {
         }
 }
 
-TEST(core_causal_product, HeadSplitViewIsReadInPlace) {
+TEST(CoreCausalProduct, HeadSplitViewIsReadInPlace) {
   // The layout attention produces: (B, N, H, E) viewed as (B, H, N, E) — contiguous rows of E
   // with a row stride of H·E, the kernel's in-place path.
   Generator gen(74);
@@ -156,7 +156,7 @@ TEST(core_causal_product, HeadSplitViewIsReadInPlace) {
   }
 }
 
-TEST(core_causal_product, ResultsDoNotDependOnTheThreadCount) {
+TEST(CoreCausalProduct, ResultsDoNotDependOnTheThreadCount) {
   Generator gen(75);
   const int64_t B = 3, H = 3, N = 100, E = 32, M = 64;
   Tensor q = Tensor::uniform({B, H, N, E}, gen, -1, 1), k = Tensor::uniform({B, H, N, E}, gen, -1, 1);
@@ -175,7 +175,7 @@ TEST(core_causal_product, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_TRUE(testing::equal_to(g1.gv, g2.gv));
 }
 
-TEST(core_causal_product, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
+TEST(CoreCausalProduct, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
   // Pass 2 reuses pass 1's C×C score blocks only while they fit in 1 MiB per thread (N ≤ 8192 in
   // float32, 4096 in float64); beyond, it recomputes them. Narrow E and M keep the oracle cheap.
   Generator gen(77);
@@ -186,7 +186,7 @@ TEST(core_causal_product, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
   }
 }
 
-TEST(core_causal_product, EmptySizes) {
+TEST(CoreCausalProduct, EmptySizes) {
   Generator gen(76);
   // N = 0: nothing to do; E = 0: every score is an empty sum, so out = 0 and gv = 0; M = 0: gq = gk = 0.
   for (const Widths& w : {Widths{2, 2, 0, 5}, Widths{2, 2, 4, 0}, Widths{0, 2, 4, 5}})

@@ -84,7 +84,7 @@ const std::vector<UnaryCase> kUnary = {
 
 std::string label(const UnaryCase& c) { return fmt::format("{}(a={}, b={})", name(c.op), c.a, c.b); }
 
-TEST(core_elementwise, EveryUnaryOpHasACase) {
+TEST(CoreElementwise, EveryUnaryOpHasACase) {
   op::for_each(op::UnaryOps{}, [&]<class Op>() {
     const bool found =
         std::any_of(kUnary.begin(), kUnary.end(), [](const UnaryCase& c) { return c.op == unary_op<Op>; });
@@ -92,7 +92,7 @@ TEST(core_elementwise, EveryUnaryOpHasACase) {
   });
 }
 
-TEST(core_elementwise, OpNamesAreUniqueAndComeFromTheStructs) {
+TEST(CoreElementwise, OpNamesAreUniqueAndComeFromTheStructs) {
   std::set<std::string> unary_names, binary_names;
   op::for_each(op::UnaryOps{}, [&]<class Op>() {
     EXPECT_EQ(name(unary_op<Op>), std::string(Op::name));
@@ -106,7 +106,7 @@ TEST(core_elementwise, OpNamesAreUniqueAndComeFromTheStructs) {
   EXPECT_EQ(binary_names.size(), op::BinaryOps::size);
 }
 
-TEST(core_elementwise, UnaryMatchesReference) {
+TEST(CoreElementwise, UnaryMatchesReference) {
   Generator gen(11);
   for (const UnaryCase& c : kUnary)
     for (DType dt : kFloat)
@@ -121,7 +121,7 @@ TEST(core_elementwise, UnaryMatchesReference) {
 }
 
 // unary_backward reads only what the op's `saves` names: the others are passed undefined, as autograd does.
-TEST(core_elementwise, UnaryBackwardMatchesReferenceDerivative) {
+TEST(CoreElementwise, UnaryBackwardMatchesReferenceDerivative) {
   Generator gen(17);
   int tested = 0;
   for (const UnaryCase& c : kUnary) {
@@ -146,12 +146,12 @@ TEST(core_elementwise, UnaryBackwardMatchesReferenceDerivative) {
   EXPECT_GE(tested, with_backward);
 }
 
-TEST(core_elementwise, UnaryBackwardOfAnOpWithoutOneThrows) {
+TEST(CoreElementwise, UnaryBackwardOfAnOpWithoutOneThrows) {
   Tensor x = Tensor::ones({3});
   EXPECT_THROW(ops::unary_backward(unary_op<op::Sign>, x, x, x), Error);
 }
 
-TEST(core_elementwise, LogSigmoidIsFiniteAndAccurateForLargeInputs) {
+TEST(CoreElementwise, LogSigmoidIsFiniteAndAccurateForLargeInputs) {
   // log σ(x) ≈ x for x ≪ 0 and ≈ −e^{−x} for x ≫ 0; log(σ(x)) taken literally underflows to −inf
   // (or clamps) in float32 below x ≈ −88, and 1 − σ(x) rounds to 0 for large x.
   for (const auto& [dt, big] : {std::pair{DType::f32, 80.0}, std::pair{DType::f64, 700.0}}) {
@@ -171,7 +171,7 @@ TEST(core_elementwise, LogSigmoidIsFiniteAndAccurateForLargeInputs) {
 
 // --- int64 ------------------------------------------------------------------------------------------
 
-TEST(core_elementwise, UnaryOnInt64IsExactWhereDefined) {
+TEST(CoreElementwise, UnaryOnInt64IsExactWhereDefined) {
   Generator gen(12);
   const std::vector<UnaryCase> params = {{unary_op<op::AddScalar>, 0, 0, 7},
                                          {unary_op<op::MulScalar>, 0, 0, -3},
@@ -217,7 +217,7 @@ const std::vector<BinaryCase> kBinary = {
     {binary_op<op::Ge>, -3, 3, -3, 3, true},
 };
 
-TEST(core_elementwise, EveryBinaryOpHasACase) {
+TEST(CoreElementwise, EveryBinaryOpHasACase) {
   op::for_each(op::BinaryOps{}, [&]<class Op>() {
     const bool found =
         std::any_of(kBinary.begin(), kBinary.end(), [](const BinaryCase& c) { return c.op == binary_op<Op>; });
@@ -247,7 +247,7 @@ Tensor draw(const Shape& s, DType dt, Layout l, Generator& gen, double lo, doubl
   return t;
 }
 
-TEST(core_elementwise, BinaryMatchesReferenceWithBroadcasting) {
+TEST(CoreElementwise, BinaryMatchesReferenceWithBroadcasting) {
   Generator gen(13);
   for (const BinaryCase& c : kBinary)
     for (DType dt : kFloat)
@@ -271,7 +271,7 @@ TEST(core_elementwise, BinaryMatchesReferenceWithBroadcasting) {
 
 // On int64 the reference's float64 result, truncated toward zero as a cast does, is exact (integer
 // division truncates too); ops not defined on integers throw.
-TEST(core_elementwise, BinaryOnInt64IsExactWhereDefined) {
+TEST(CoreElementwise, BinaryOnInt64IsExactWhereDefined) {
   Generator gen(18);
   Tensor a = ops::randint({5, 7}, -50, 50, gen), b = ops::randint({7}, 1, 9, gen);
   op::for_each(op::BinaryOps{}, [&]<class Op>() {
@@ -287,7 +287,7 @@ TEST(core_elementwise, BinaryOnInt64IsExactWhereDefined) {
   });
 }
 
-TEST(core_elementwise, MaximumMinimumPropagateNaN) {
+TEST(CoreElementwise, MaximumMinimumPropagateNaN) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor a = Tensor::from_vector(std::vector<double>{nan, 1.0, nan}, {3});
   Tensor b = Tensor::from_vector(std::vector<double>{2.0, nan, nan}, {3});
@@ -297,7 +297,7 @@ TEST(core_elementwise, MaximumMinimumPropagateNaN) {
   }
 }
 
-TEST(core_elementwise, ComparisonsSeeTies) {
+TEST(CoreElementwise, ComparisonsSeeTies) {
   // Guards the test above: integer-valued draws really produce equal pairs.
   Generator gen(14);
   Tensor a = draw({3, 5, 7}, DType::f32, Layout::permuted, gen, -3, 3, true);
@@ -305,7 +305,7 @@ TEST(core_elementwise, ComparisonsSeeTies) {
   EXPECT_GT(ops::sum(ops::eq(a, b)).item(), 0);
 }
 
-TEST(core_elementwise, ScalarComparisonsMatchTensorOnes) {
+TEST(CoreElementwise, ScalarComparisonsMatchTensorOnes) {
   Generator gen(19);
   Tensor x = draw({4, 6}, DType::f32, Layout::permuted, gen, -3, 3, true);
   Tensor zero = Tensor::scalar(0.0, DType::f32);
@@ -317,7 +317,7 @@ TEST(core_elementwise, ScalarComparisonsMatchTensorOnes) {
   EXPECT_TRUE(equal_to(ops::ge(x, 0.0), ops::ge(x, zero)));
 }
 
-TEST(core_elementwise, WhereSelectsWithBroadcasting) {
+TEST(CoreElementwise, WhereSelectsWithBroadcasting) {
   // where(c, a, b) = c·a + (1 − c)·b, exact in float64 for 0/1 weights.
   Generator gen(15);
   for (DType dt : kFloat)
@@ -336,7 +336,7 @@ TEST(core_elementwise, WhereSelectsWithBroadcasting) {
     }
 }
 
-TEST(core_elementwise, CopyCastsAndBroadcastsIntoStridedDestinations) {
+TEST(CoreElementwise, CopyCastsAndBroadcastsIntoStridedDestinations) {
   Generator gen(16);
   Tensor src = Tensor::uniform({5, 1}, gen, -2, 2, DType::f64);
   Tensor dst = Tensor::zeros({7, 5}, DType::f32).transpose(0, 1);  // (5, 7), strided

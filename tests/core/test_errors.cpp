@@ -18,7 +18,7 @@ using testing::error_of;
 
 Tensor f32(const Shape& s) { return Tensor::zeros(s, DType::f32); }
 
-TEST(core_errors, MismatchedShapesInBinaryOps) {
+TEST(CoreErrors, MismatchedShapesInBinaryOps) {
   std::string msg = error_of([] { ops::add(f32({3, 4}), f32({5})); });
   EXPECT_THAT(msg, AllOf(HasSubstr("add"), HasSubstr("[3, 4]"), HasSubstr("[5]")));
   msg = error_of([] { ops::mul(f32({2, 3, 4}), f32({3, 1, 2})); });
@@ -27,7 +27,7 @@ TEST(core_errors, MismatchedShapesInBinaryOps) {
   EXPECT_THAT(msg, AllOf(HasSubstr("where"), HasSubstr("[2, 3]"), HasSubstr("[4]")));
 }
 
-TEST(core_errors, DtypeMismatch) {
+TEST(CoreErrors, DtypeMismatch) {
   std::string msg = error_of([] { ops::add(f32({2, 3}), Tensor::zeros({2, 3}, DType::f64)); });
   EXPECT_THAT(msg, AllOf(HasSubstr("add"), HasSubstr("float32"), HasSubstr("float64"), HasSubstr("[2, 3]")));
   msg = error_of([] { ops::matmul(f32({2, 3}), Tensor::zeros({3, 2}, DType::f64)); });
@@ -36,13 +36,13 @@ TEST(core_errors, DtypeMismatch) {
   EXPECT_THAT(msg, AllOf(HasSubstr("exp"), HasSubstr("int64")));
 }
 
-TEST(core_errors, CudaTensorsNeedCudaKernels) {
+TEST(CoreErrors, CudaTensorsNeedCudaKernels) {
   std::string msg = error_of([] { kernels::on(Device::cuda); });
   EXPECT_THAT(msg, AllOf(HasSubstr("kernel list"), HasSubstr("no CUDA kernels")));
   EXPECT_EQ(&kernels::on(Device::cpu), &kernels::cpu::table);
 }
 
-TEST(core_errors, OutOfRangeDims) {
+TEST(CoreErrors, OutOfRangeDims) {
   Tensor x = f32({3, 4});
   std::string msg = error_of([&] { x.permute({0, 2}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("permute"), HasSubstr("dim 2"), HasSubstr("[3, 4]")));
@@ -62,7 +62,7 @@ TEST(core_errors, OutOfRangeDims) {
   EXPECT_THAT(msg, AllOf(HasSubstr("amax"), HasSubstr("repeated")));
 }
 
-TEST(core_errors, OutOfRangeIndices) {
+TEST(CoreErrors, OutOfRangeIndices) {
   Tensor x = f32({3, 5});
   Tensor bad = Tensor::from_vector(std::vector<int64_t>{0, 4, 5}, {3});
   std::string msg = error_of([&] { ops::index_select(x, 1, bad); });
@@ -79,7 +79,7 @@ TEST(core_errors, OutOfRangeIndices) {
   EXPECT_THAT(msg, AllOf(HasSubstr("index 10"), HasSubstr("[10, 4]")));
 }
 
-TEST(core_errors, MatmulOfIncompatibleShapes) {
+TEST(CoreErrors, MatmulOfIncompatibleShapes) {
   std::string msg = error_of([] { ops::matmul(f32({3, 4}), f32({5, 6})); });
   EXPECT_THAT(msg, AllOf(HasSubstr("matmul"), HasSubstr("[3, 4]"), HasSubstr("[5, 6]")));
   msg = error_of([] { ops::matmul(f32({2, 3, 4}), f32({3, 4, 6})); });
@@ -88,7 +88,7 @@ TEST(core_errors, MatmulOfIncompatibleShapes) {
   EXPECT_THAT(msg, AllOf(HasSubstr("matmul"), HasSubstr("[]"), HasSubstr("[3]")));
 }
 
-TEST(core_errors, ReshapeAndViewErrors) {
+TEST(CoreErrors, ReshapeAndViewErrors) {
   Tensor x = f32({2, 3});
   std::string msg = error_of([&] { x.reshape({4}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("reshape"), HasSubstr("[2, 3]"), HasSubstr("[4]")));
@@ -110,7 +110,7 @@ TEST(core_errors, ReshapeAndViewErrors) {
   EXPECT_THAT(msg, AllOf(HasSubstr("from_vector"), HasSubstr("[2, 2]")));
 }
 
-TEST(core_errors, ShapeOpsAndNnOps) {
+TEST(CoreErrors, ShapeOpsAndNnOps) {
   std::string msg = error_of([] { ops::cat({f32({2, 3}), f32({2, 4})}, 0); });
   EXPECT_THAT(msg, AllOf(HasSubstr("cat"), HasSubstr("[2, 3]"), HasSubstr("[2, 4]")));
   msg = error_of([] { ops::stack({f32({2, 3}), f32({3, 2})}, 0); });
@@ -125,7 +125,7 @@ TEST(core_errors, ShapeOpsAndNnOps) {
   EXPECT_THAT(msg, HasSubstr("pad"));
 }
 
-TEST(core_errors, MessagesSayWhereTheyWereRaised) {
+TEST(CoreErrors, MessagesSayWhereTheyWereRaised) {
   std::string msg = error_of([] { ops::add(f32({3}), f32({4})); });
   EXPECT_THAT(msg, HasSubstr("(at core/"));
 }

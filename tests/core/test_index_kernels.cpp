@@ -35,7 +35,7 @@ Tensor random_index(const Shape& shape, int64_t n, Generator& gen, bool transpos
   return ops::randint(rev, 0, n, gen).transpose(0, 1);
 }
 
-TEST(core_index, GatherMatchesReference) {
+TEST(CoreIndex, GatherMatchesReference) {
   Generator gen(61);
   const Shape xs{3, 5, 7};
   for (DType dt : kData)
@@ -52,7 +52,7 @@ TEST(core_index, GatherMatchesReference) {
         }
 }
 
-TEST(core_index, IndexSelectMatchesReference) {
+TEST(CoreIndex, IndexSelectMatchesReference) {
   Generator gen(62);
   const Shape xs{3, 5, 7};
   for (DType dt : {DType::f32, DType::f64, DType::i64})
@@ -67,7 +67,7 @@ TEST(core_index, IndexSelectMatchesReference) {
       }
 }
 
-TEST(core_index, ScatterAddAccumulatesRepeatsAndKeepsTheBase) {
+TEST(CoreIndex, ScatterAddAccumulatesRepeatsAndKeepsTheBase) {
   Generator gen(63);
   const Shape bs{4, 5, 6};
   for (DType dt : kData)
@@ -96,7 +96,7 @@ TEST(core_index, ScatterAddAccumulatesRepeatsAndKeepsTheBase) {
         }
 }
 
-TEST(core_index, IndexAddEqualsScatterAddOfExpandedIndex) {
+TEST(CoreIndex, IndexAddEqualsScatterAddOfExpandedIndex) {
   // index_add(base, d, i, src) adds src's slice j into base's slice i[j]: the same as scatter_add
   // with i broadcast along every other dim.
   Generator gen(64);
@@ -117,7 +117,7 @@ TEST(core_index, IndexAddEqualsScatterAddOfExpandedIndex) {
     }
 }
 
-TEST(core_index, EmbeddingAndOneHot) {
+TEST(CoreIndex, EmbeddingAndOneHot) {
   Generator gen(65);
   Tensor w = Tensor::uniform({13, 5}, gen, -1, 1, DType::f32);
   Tensor idx = ops::randint({3, 7}, 0, 13, gen);
@@ -133,7 +133,7 @@ TEST(core_index, EmbeddingAndOneHot) {
   EXPECT_TRUE(equal_to(ops::argmax(oh, -1), idx));
 }
 
-TEST(core_index, LargeGatherAndIndexSelectRunInParallel) {
+TEST(CoreIndex, LargeGatherAndIndexSelectRunInParallel) {
   // 200×300 outputs: above the parallel grain.
   Generator gen(66);
   Tensor x = Tensor::uniform({200, 300}, gen, -1, 1, DType::f32);

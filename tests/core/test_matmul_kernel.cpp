@@ -38,7 +38,7 @@ const std::vector<MatmulCase> kCases = {
     {{17, 3}, {3, 1}},               // N = 1
 };
 
-TEST(core_matmul, MatchesReferenceInEveryLayout) {
+TEST(CoreMatmul, MatchesReferenceInEveryLayout) {
   Generator gen(51);
   const std::vector<std::pair<Layout, Layout>> layouts = {
       {Layout::contiguous, Layout::contiguous}, {Layout::permuted, Layout::contiguous},
@@ -56,7 +56,7 @@ TEST(core_matmul, MatchesReferenceInEveryLayout) {
       }
 }
 
-TEST(core_matmul, TransposedOperandsPassedDirectly) {
+TEST(CoreMatmul, TransposedOperandsPassedDirectly) {
   // a.transpose(-1, -2) as the operand: no copy in between, the kernel must read it transposed.
   Generator gen(52);
   for (DType dt : kFloat) {
@@ -82,7 +82,7 @@ TEST(core_matmul, TransposedOperandsPassedDirectly) {
   }
 }
 
-TEST(core_matmul, OneDimensionalOperands) {
+TEST(CoreMatmul, OneDimensionalOperands) {
   Generator gen(53);
   for (DType dt : kFloat) {
     Tensor v = Tensor::uniform({5}, gen, -1, 1, dt), u = Tensor::uniform({7}, gen, -1, 1, dt);
@@ -102,7 +102,7 @@ TEST(core_matmul, OneDimensionalOperands) {
   }
 }
 
-TEST(core_matmul, ManySmallProductsAndLargerOnes) {
+TEST(CoreMatmul, ManySmallProductsAndLargerOnes) {
   // 64 batches of 9×64·64×11 take the OpenMP-over-batch schedule; the 2-D 96×64·64×80 product one
   // multi-threaded GEMM. K = 64: float32 atol 64²·6e-8·(|a·b| ≤ 1) ≈ 2.4e-4 → 3e-4.
   Generator gen(54);
@@ -117,7 +117,7 @@ TEST(core_matmul, ManySmallProductsAndLargerOnes) {
   }
 }
 
-TEST(core_matmul, EmptyInnerDimGivesZeros) {
+TEST(CoreMatmul, EmptyInnerDimGivesZeros) {
   Tensor a = Tensor::zeros({3, 0}), b = Tensor::zeros({0, 4});
   Tensor c = ops::matmul(a, b);
   EXPECT_EQ(c.shape(), (Shape{3, 4}));

@@ -43,7 +43,7 @@ Tensor ref_softmax(const Tensor& x, int64_t d, bool log) {
   return reference::softmax(x.transpose(d, -1), log).transpose(d, -1);
 }
 
-TEST(core_nn_kernels, SoftmaxAndLogSoftmaxOverEveryDim) {
+TEST(CoreNnKernels, SoftmaxAndLogSoftmaxOverEveryDim) {
   Generator gen(41);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -57,7 +57,7 @@ TEST(core_nn_kernels, SoftmaxAndLogSoftmaxOverEveryDim) {
           }
 }
 
-TEST(core_nn_kernels, SoftmaxOfContiguousTensorWithOddSizeOneStride) {
+TEST(CoreNnKernels, SoftmaxOfContiguousTensorWithOddSizeOneStride) {
   // permute of (1, 4, 5) to (4, 1, 5) is contiguous (strides 5, 20, 1): the stride of the size-1
   // dim is not the row stride, and a kernel that reads it as one walks off the rows.
   Generator gen(42);
@@ -71,7 +71,7 @@ TEST(core_nn_kernels, SoftmaxOfContiguousTensorWithOddSizeOneStride) {
   }
 }
 
-TEST(core_nn_kernels, SoftmaxIsShiftInvariantForLargeLogits) {
+TEST(CoreNnKernels, SoftmaxIsShiftInvariantForLargeLogits) {
   // exp(1000) overflows; the max-subtraction must keep the result finite and exact.
   Tensor x = Tensor::from_vector(std::vector<double>{1000, 1001, 1002}, {1, 3});
   Tensor want = reference::softmax(ops::add(x, -1000.0), false);
@@ -95,7 +95,7 @@ Tensor ref_softmax_backward(const Tensor& y, const Tensor& dy, bool log) {
   return Tensor::from_vector(out, y.shape());
 }
 
-TEST(core_nn_kernels, SoftmaxBackwardMatchesReference) {
+TEST(CoreNnKernels, SoftmaxBackwardMatchesReference) {
   Generator gen(43);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -115,7 +115,7 @@ TEST(core_nn_kernels, SoftmaxBackwardMatchesReference) {
         }
 }
 
-TEST(core_nn_kernels, LayerNormForwardMatchesReference) {
+TEST(CoreNnKernels, LayerNormForwardMatchesReference) {
   Generator gen(44);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -139,7 +139,7 @@ TEST(core_nn_kernels, LayerNormForwardMatchesReference) {
       }
 }
 
-TEST(core_nn_kernels, LayerNormBackwardMatchesReference) {
+TEST(CoreNnKernels, LayerNormBackwardMatchesReference) {
   // With x̂ = (x − μ)·rstd and g = dy·γ: dx = rstd·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ dy·x̂, dβ = Σ dy.
   Generator gen(45);
   for (DType dt : kFloat)

@@ -46,12 +46,12 @@ std::optional<Shape> try_broadcast(const Shape& a, const Shape& b) {
   }
 }
 
-RC_GTEST_PROP(core_properties, BroadcastShapesIsSymmetric, ()) {
+RC_GTEST_PROP(CoreProperties, BroadcastShapesIsSymmetric, ()) {
   const Shape a = *gen_shape(0, 4, 3), b = *gen_shape(0, 4, 3);
   RC_ASSERT(try_broadcast(a, b) == try_broadcast(b, a));
 }
 
-RC_GTEST_PROP(core_properties, BroadcastResultIsMaxOrError, ()) {
+RC_GTEST_PROP(CoreProperties, BroadcastResultIsMaxOrError, ()) {
   const Shape a = *gen_shape(0, 4, 3), b = *gen_shape(0, 4, 3);
   const size_t n = std::max(a.size(), b.size());
   Shape want(n);
@@ -76,7 +76,7 @@ Shape broadcastable_to(const Shape& out) {
   return s;
 }
 
-RC_GTEST_PROP(core_properties, AddOfBroadcastableShapesEqualsReference, ()) {
+RC_GTEST_PROP(CoreProperties, AddOfBroadcastableShapesEqualsReference, ()) {
   const Shape out = *gen_shape(0, 4, 5);
   const Shape sa = broadcastable_to(out), sb = broadcastable_to(out);
   Generator gen(*rc::gen::arbitrary<uint32_t>());
@@ -87,7 +87,7 @@ RC_GTEST_PROP(core_properties, AddOfBroadcastableShapesEqualsReference, ()) {
   RC_ASSERT(ops::max_abs_diff(got, ops::add(b, a)) == 0.0);
 }
 
-RC_GTEST_PROP(core_properties, ViewsAddressTheRightElementsAndEqualTheirCopy, ()) {
+RC_GTEST_PROP(CoreProperties, ViewsAddressTheRightElementsAndEqualTheirCopy, ()) {
   const Shape shape = *gen_shape(1, 4, 5);
   const int64_t n = int64_t(shape.size());
   Tensor base = Tensor::arange(numel_of(shape)).to(DType::f64).reshape(shape);  // value = flat index
@@ -134,7 +134,7 @@ RC_GTEST_PROP(core_properties, ViewsAddressTheRightElementsAndEqualTheirCopy, ()
   }
 }
 
-RC_GTEST_PROP(core_properties, SumOverAllDimsEqualsSumOfPerDimSums, ()) {
+RC_GTEST_PROP(CoreProperties, SumOverAllDimsEqualsSumOfPerDimSums, ()) {
   const Shape shape = *gen_shape(1, 4, 5);
   Generator gen(*rc::gen::arbitrary<uint32_t>());
   Tensor x = make_input(shape, DType::f64, gen_layout(), gen);
@@ -145,7 +145,7 @@ RC_GTEST_PROP(core_properties, SumOverAllDimsEqualsSumOfPerDimSums, ()) {
   RC_ASSERT(std::abs(by_loop - total) <= 1e-10);
 }
 
-RC_GTEST_PROP(core_properties, SumToOfExpandIsScaledInput, ()) {
+RC_GTEST_PROP(CoreProperties, SumToOfExpandIsScaledInput, ()) {
   // x of shape s; big = (new leading dims) + s with some size-1 dims of s enlarged.
   Shape s = *gen_shape(0, 3, 4);
   for (int64_t& d : s)
@@ -161,7 +161,7 @@ RC_GTEST_PROP(core_properties, SumToOfExpandIsScaledInput, ()) {
   RC_ASSERT(ops::allclose(back, ops::mul(x, copies), 1e-12, 1e-14));
 }
 
-RC_GTEST_PROP(core_properties, MeanTimesCountIsSum, ()) {
+RC_GTEST_PROP(CoreProperties, MeanTimesCountIsSum, ()) {
   const Shape shape = *gen_shape(1, 4, 5);
   Generator gen(*rc::gen::arbitrary<uint32_t>());
   Tensor x = make_input(shape, DType::f64, gen_layout(), gen);

@@ -31,7 +31,7 @@ Tol sum_tol(DType dt) { return dt == DType::f32 ? Tol{0, 2e-5} : Tol{0, 1e-13}; 
 const std::vector<Shape> kShapes = {{3, 5, 7}, {1, 13}, {17}};
 const std::vector<DType> kFloat = {DType::f32, DType::f64};
 
-TEST(core_reduce, SumMaxMinOverEachDimMatchReference) {
+TEST(CoreReduce, SumMaxMinOverEachDimMatchReference) {
   Generator gen(21);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -48,7 +48,7 @@ TEST(core_reduce, SumMaxMinOverEachDimMatchReference) {
         }
 }
 
-TEST(core_reduce, ArgMaxMinMatchReference) {
+TEST(CoreReduce, ArgMaxMinMatchReference) {
   Generator gen(22);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -66,7 +66,7 @@ TEST(core_reduce, ArgMaxMinMatchReference) {
         }
 }
 
-TEST(core_reduce, ArgMaxPicksTheFirstOfTies) {
+TEST(CoreReduce, ArgMaxPicksTheFirstOfTies) {
   // Small integers: many ties in every line.
   Generator gen(23);
   for (DType dt : kFloat)
@@ -83,7 +83,7 @@ TEST(core_reduce, ArgMaxPicksTheFirstOfTies) {
   EXPECT_EQ(ops::argmin(t, 0).item(), 2);
 }
 
-TEST(core_reduce, MultiDimReductionsComposeSingleDimOnes) {
+TEST(CoreReduce, MultiDimReductionsComposeSingleDimOnes) {
   Generator gen(24);
   for (DType dt : kFloat)
     for (Layout l : kAllLayouts) {
@@ -102,7 +102,7 @@ TEST(core_reduce, MultiDimReductionsComposeSingleDimOnes) {
     }
 }
 
-TEST(core_reduce, LargeReductionsUseEveryLoopShape) {
+TEST(CoreReduce, LargeReductionsUseEveryLoopShape) {
   // 38,400 elements: above the parallel grain, so the OpenMP paths run; dim 0 is a column
   // reduction (strided along dim), dim 1 a row reduction, and the transposed view swaps them.
   Generator gen(25);
@@ -115,7 +115,7 @@ TEST(core_reduce, LargeReductionsUseEveryLoopShape) {
     }
 }
 
-TEST(core_reduce, IntegerSumsAreExact) {
+TEST(CoreReduce, IntegerSumsAreExact) {
   Generator gen(26);
   Tensor x = ops::randint({5, 7}, -100, 100, gen);
   EXPECT_TRUE(equal_to(ops::sum(x.transpose(0, 1), {1}, true), reference::reduce(ReduceOp::sum, x.transpose(0, 1), 1)));

@@ -40,7 +40,7 @@ Moments moments(const Tensor& t) {
           *std::max_element(v.begin(), v.end())};
 }
 
-TEST(core_rng, PhiloxMatchesKnownAnswerVectors) {
+TEST(CoreRng, PhiloxMatchesKnownAnswerVectors) {
   // Random123's kat_vectors for philox4x32 10: counter words (c0, c1, c2, c3), key (k0, k1).
   // lintra's counter is (lo = c0 | c1 << 32, hi = c2 | c3 << 32), the key k0 | k1 << 32.
   using A = std::array<uint32_t, 4>;
@@ -50,7 +50,7 @@ TEST(core_rng, PhiloxMatchesKnownAnswerVectors) {
             (A{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
-TEST(core_rng, SameSeedSameNumbers) {
+TEST(CoreRng, SameSeedSameNumbers) {
   Generator a(1234), b(1234);
   for (int i = 0; i < 100; ++i) ASSERT_EQ(a.next_u64(), b.next_u64());
   EXPECT_TRUE(equal_to(Tensor::uniform({3, 5, 7}, a), Tensor::uniform({3, 5, 7}, b)));
@@ -61,7 +61,7 @@ TEST(core_rng, SameSeedSameNumbers) {
   EXPECT_EQ(a.state(), b.state());
 }
 
-TEST(core_rng, DifferentSeedsAndStreamsDiffer) {
+TEST(CoreRng, DifferentSeedsAndStreamsDiffer) {
   Generator base(7, 0), other_stream(7, 1), other_seed(8, 0);
   Tensor x = Tensor::uniform({1000}, base), y = Tensor::uniform({1000}, other_stream),
          z = Tensor::uniform({1000}, other_seed);
@@ -71,7 +71,7 @@ TEST(core_rng, DifferentSeedsAndStreamsDiffer) {
   EXPECT_LE(ops::sum(ops::eq(y, z)).item(), 2);
 }
 
-TEST(core_rng, StateSaveRestoreReplaysTheSequence) {
+TEST(CoreRng, StateSaveRestoreReplaysTheSequence) {
   Generator g(99, 3);
   Tensor::uniform({11}, g);  // advance
   const GeneratorState saved = g.state();
@@ -88,7 +88,7 @@ TEST(core_rng, StateSaveRestoreReplaysTheSequence) {
   EXPECT_TRUE(equal_to(Tensor::uniform({3, 5}, h, -1, 1, DType::f64), u1));
 }
 
-TEST(core_rng, FillsConsumeTheDocumentedBlocksAndElementFormula) {
+TEST(CoreRng, FillsConsumeTheDocumentedBlocksAndElementFormula) {
   Generator g(5);
   const uint64_t start = g.state().offset;
   Tensor f = Tensor::uniform({17}, g);  // float32: 4 per block → 5 blocks
@@ -107,7 +107,7 @@ TEST(core_rng, FillsConsumeTheDocumentedBlocksAndElementFormula) {
   }
 }
 
-TEST(core_rng, UniformRangeAndMean) {
+TEST(CoreRng, UniformRangeAndMean) {
   Generator g(21);
   for (DType dt : {DType::f32, DType::f64}) {
     const double lo = -2, hi = 3;
@@ -123,7 +123,7 @@ TEST(core_rng, UniformRangeAndMean) {
   EXPECT_LT(u64_to_unit_double(~0ull), 1.0);
 }
 
-TEST(core_rng, NormalMeanAndStd) {
+TEST(CoreRng, NormalMeanAndStd) {
   Generator g(22);
   for (DType dt : {DType::f32, DType::f64}) {
     const double mean = 1.5, sd = 2.0;
@@ -134,7 +134,7 @@ TEST(core_rng, NormalMeanAndStd) {
   }
 }
 
-TEST(core_rng, RandintRandpermBernoulli) {
+TEST(CoreRng, RandintRandpermBernoulli) {
   Generator g(23);
   Tensor r = ops::randint({kN}, -3, 4, g);
   Moments m = moments(r);
@@ -161,7 +161,7 @@ TEST(core_rng, RandintRandpermBernoulli) {
   EXPECT_EQ(b.max, 1);
 }
 
-TEST(core_rng, LargeFillsDoNotDependOnTheThreadCount) {
+TEST(CoreRng, LargeFillsDoNotDependOnTheThreadCount) {
   // 2^17 elements: above the parallel grain, so the fill is split across the OpenMP threads.
   const int before = num_threads();
   const GeneratorState state{314, 2, 1000};

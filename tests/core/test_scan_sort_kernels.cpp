@@ -25,7 +25,7 @@ using testing::Tol;
 const std::vector<Shape> kShapes = {{3, 5, 7}, {1, 13}, {17}};
 const std::vector<DType> kFloat = {DType::f32, DType::f64};
 
-TEST(core_scan_sort, CumsumBothDirectionsMatchesReference) {
+TEST(CoreScanSort, CumsumBothDirectionsMatchesReference) {
   Generator gen(31);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -39,7 +39,7 @@ TEST(core_scan_sort, CumsumBothDirectionsMatchesReference) {
           }
 }
 
-TEST(core_scan_sort, CumsumSmallExample) {
+TEST(CoreScanSort, CumsumSmallExample) {
   Tensor x = Tensor::from_vector({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
   EXPECT_EQ(ops::cumsum(x, 1).to_vector<float>(), (std::vector<float>{1, 3, 6, 4, 9, 15}));
   EXPECT_EQ(ops::cumsum(x, 1, true).to_vector<float>(), (std::vector<float>{6, 5, 3, 15, 11, 6}));
@@ -60,7 +60,7 @@ void expect_sort_matches(const Tensor& x, int64_t d, bool descending, const std:
   EXPECT_TRUE(equal_to(ops::argsort(x, d, descending), want)) << what;
 }
 
-TEST(core_scan_sort, SortMatchesReferenceOnDistinctValues) {
+TEST(CoreScanSort, SortMatchesReferenceOnDistinctValues) {
   Generator gen(32);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -71,7 +71,7 @@ TEST(core_scan_sort, SortMatchesReferenceOnDistinctValues) {
                                 describe_case(s, dt, l) + fmt::format(", dim {}{}", d, desc ? ", descending" : ""));
 }
 
-TEST(core_scan_sort, SortIsStableWithTies) {
+TEST(CoreScanSort, SortIsStableWithTies) {
   // Values from {0, 1, 2}: every line has many ties, whose input order must be kept.
   Generator gen(33);
   for (DType dt : kFloat)
@@ -86,7 +86,7 @@ TEST(core_scan_sort, SortIsStableWithTies) {
           }
 }
 
-TEST(core_scan_sort, SortSmallExample) {
+TEST(CoreScanSort, SortSmallExample) {
   Tensor x = Tensor::from_vector({2.f, 1.f, 2.f, 1.f, 3.f}, {5});
   auto [v, i] = ops::sort(x, 0);
   EXPECT_EQ(v.to_vector<float>(), (std::vector<float>{1, 1, 2, 2, 3}));
@@ -96,7 +96,7 @@ TEST(core_scan_sort, SortSmallExample) {
   EXPECT_EQ(id.to_vector<int64_t>(), (std::vector<int64_t>{4, 0, 2, 1, 3}));  // ties still in input order
 }
 
-TEST(core_scan_sort, LargeSortAndCumsumRunInParallel) {
+TEST(CoreScanSort, LargeSortAndCumsumRunInParallel) {
   // 40,000 elements: above the parallel grain; lines along dim 0 are strided.
   Generator gen(34);
   Tensor x = Tensor::uniform({200, 200}, gen, 0, 50, DType::f64);

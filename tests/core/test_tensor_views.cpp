@@ -30,7 +30,7 @@ int64_t flat(const Shape& shape, const std::vector<int64_t>& idx) {
   return f;
 }
 
-TEST(core_views, ViewInfersMinusOneAndShares) {
+TEST(CoreViews, ViewInfersMinusOneAndShares) {
   Tensor x = iota({2, 3, 4});
   Tensor v = x.view({4, -1});
   EXPECT_EQ(v.shape(), (Shape{4, 6}));
@@ -44,7 +44,7 @@ TEST(core_views, ViewInfersMinusOneAndShares) {
   EXPECT_EQ(x.view({2, -1, 2}).shape(), (Shape{2, 6, 2}));
 }
 
-TEST(core_views, ViewOfNonViewableStridesFailsClearlyAndReshapeCopies) {
+TEST(CoreViews, ViewOfNonViewableStridesFailsClearlyAndReshapeCopies) {
   Tensor x = iota({3, 4});
   Tensor t = x.transpose(0, 1);  // (4, 3), strides (1, 4): flattening needs a copy
   std::string msg = error_of([&] { t.view({12}); });
@@ -62,7 +62,7 @@ TEST(core_views, ViewOfNonViewableStridesFailsClearlyAndReshapeCopies) {
   EXPECT_TRUE(equal_to(s, t.contiguous().view({2, 2, 3})));
 }
 
-TEST(core_views, ReshapeOfScalarAndSizeOneShapes) {
+TEST(CoreViews, ReshapeOfScalarAndSizeOneShapes) {
   Tensor s = Tensor::scalar(7, DType::f64);
   EXPECT_EQ(s.reshape({1}).shape(), (Shape{1}));
   EXPECT_EQ(s.view({1, 1}).at({0, 0}), 7);
@@ -72,7 +72,7 @@ TEST(core_views, ReshapeOfScalarAndSizeOneShapes) {
   EXPECT_EQ(z.reshape({3, -1, 2}).shape(), (Shape{3, 0, 2}));
 }
 
-TEST(core_views, PermuteAndTranspose) {
+TEST(CoreViews, PermuteAndTranspose) {
   const Shape shape{3, 5, 7};
   Tensor x = iota(shape);
   Tensor p = x.permute({2, 0, 1});
@@ -96,7 +96,7 @@ TEST(core_views, PermuteAndTranspose) {
   EXPECT_EQ(x.at({2, 0, 5}), flat(shape, {2, 0, 5}));
 }
 
-TEST(core_views, SqueezeUnsqueeze) {
+TEST(CoreViews, SqueezeUnsqueeze) {
   Tensor x = iota({3, 1, 5});
   Tensor s = x.squeeze(1);
   EXPECT_EQ(s.shape(), (Shape{3, 5}));
@@ -119,7 +119,7 @@ TEST(core_views, SqueezeUnsqueeze) {
   EXPECT_TRUE(equal_to(t.squeeze(1), s.transpose(0, 1).contiguous()));
 }
 
-TEST(core_views, ExpandRepeatsWithStrideZero) {
+TEST(CoreViews, ExpandRepeatsWithStrideZero) {
   Tensor x = iota({3, 1});
   Tensor e = x.expand({2, 3, 4});
   EXPECT_EQ(e.shape(), (Shape{2, 3, 4}));
@@ -139,7 +139,7 @@ TEST(core_views, ExpandRepeatsWithStrideZero) {
   EXPECT_THAT(error_of([&] { x.expand({4, 2}); }), HasSubstr("expand"));
 }
 
-TEST(core_views, SliceWithStepsAndNegativeBounds) {
+TEST(CoreViews, SliceWithStepsAndNegativeBounds) {
   Tensor x = iota({10});
   auto values = [](const Tensor& t) { return t.to_vector<double>(); };
   EXPECT_EQ(values(x.slice(0, -7, -1, 2)), (std::vector<double>{3, 5, 7}));
@@ -167,7 +167,7 @@ TEST(core_views, SliceWithStepsAndNegativeBounds) {
   EXPECT_THAT(error_of([&] { y.slice(0, 0, 3, 0); }), HasSubstr("step"));
 }
 
-TEST(core_views, NarrowAndSelect) {
+TEST(CoreViews, NarrowAndSelect) {
   const Shape shape{3, 5, 7};
   Tensor x = iota(shape);
   Tensor n = x.narrow(1, 2, 3);
@@ -186,7 +186,7 @@ TEST(core_views, NarrowAndSelect) {
   EXPECT_THAT(error_of([&] { x.select(0, 3); }), HasSubstr("select"));
 }
 
-TEST(core_views, ChainedViewsEqualTheCopiedVersion) {
+TEST(CoreViews, ChainedViewsEqualTheCopiedVersion) {
   const Shape shape{4, 5, 6};
   Tensor x = iota(shape);
   // permute → slice with step → select → unsqueeze → expand, all views.
@@ -205,7 +205,7 @@ TEST(core_views, ChainedViewsEqualTheCopiedVersion) {
   EXPECT_FALSE(cl.shares_storage_with(x));
 }
 
-TEST(core_views, ContiguousCloneAndTo) {
+TEST(CoreViews, ContiguousCloneAndTo) {
   Tensor x = iota({3, 4});
   EXPECT_TRUE(x.contiguous().shares_storage_with(x));  // already contiguous: no copy
   Tensor c = x.clone();
@@ -231,7 +231,7 @@ TEST(core_views, ContiguousCloneAndTo) {
   EXPECT_EQ(b.to(DType::f32).to_vector<float>(), (std::vector<float>{0, 1, 255}));
 }
 
-TEST(core_views, InPlaceWritesBumpTheSharedVersion) {
+TEST(CoreViews, InPlaceWritesBumpTheSharedVersion) {
   Tensor x = iota({3, 4});
   Tensor v = x.transpose(0, 1);
   const uint64_t before = x.version();
