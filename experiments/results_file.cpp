@@ -71,22 +71,22 @@ std::string loss_figure(const TableRun& run, const std::string& results_dir) {
   for (size_t i = 0; i < run.rows.size(); ++i) {
     const RowResult& r = run.results.at(run.rows[i]);
     Series t{run.rows[i] + " (train)", r.train_steps, r.train_loss};
-    t.color = plot_color(i);
+    t.color = int(i);
     series.push_back(t);
     Series e{"", r.eval_steps, r.eval_loss};
     e.line = false;
     e.markers = true;
-    e.color = plot_color(i);
+    e.color = int(i);
     series.push_back(e);
   }
-  const std::string png = fmt::format("{}-{}-loss.png", run.spec->name, run.scale);
+  const std::string stem = fmt::format("{}-{}-loss", run.spec->name, run.scale);
   write_line_plot(series,
                   {.title = fmt::format("{}: training loss (lines) and evaluation loss (dots)", run.spec->name),
                    .x_label = "updates",
                    .y_label = run.spec->kind == "copy" ? "cross entropy (nats)" : "nats per sub-pixel",
                    .log_y = true},
-                  results_dir + "/" + png);
-  return fmt::format("\n![training loss]({})\n", png);
+                  results_dir + "/" + stem);
+  return fmt::format("\n![training loss]({0}.png) ([SVG]({0}.svg))\n", stem);
 }
 
 // The paper's Figure 5(c): validation PER against wall-clock time.
@@ -97,18 +97,18 @@ std::string per_figure(const TableRun& run, const std::string& results_dir) {
     std::vector<double> per_pct;
     for (double v : r.eval_per) per_pct.push_back(100 * v);
     Series t{run.rows[i], r.eval_wall, per_pct};
-    t.color = plot_color(i);
+    t.color = int(i);
     t.markers = true;
     series.push_back(t);
   }
-  const std::string png = fmt::format("{}-{}-per-vs-time.png", run.spec->name, run.scale);
+  const std::string stem = fmt::format("{}-{}-per-vs-time", run.spec->name, run.scale);
   write_line_plot(series,
                   {.title = "speech: dev phone error rate against training wall time (the paper's Figure 5c)",
                    .x_label = "training wall time (s)",
                    .y_label = "dev PER (%)",
                    .log_y = false},
-                  results_dir + "/" + png);
-  return fmt::format("\n![dev PER against wall time]({})\n", png);
+                  results_dir + "/" + stem);
+  return fmt::format("\n![dev PER against wall time]({0}.png) ([SVG]({0}.svg))\n", stem);
 }
 
 std::string commands_and_machine(const TableRun& run) {

@@ -200,7 +200,7 @@ bench::AttentionBenchOptions scaling_options(const ReproduceCommand& cmd) {
   return o;
 }
 
-// The two log–log plots of Figure 1 (time, memory per sample against N); returns their file names.
+// The two log–log plots of Figure 1 (time, memory per sample against N); returns their file stems.
 std::pair<std::string, std::string> scaling_plots(const std::vector<bench::AttentionBenchRow>& rows,
                                                   const ReproduceCommand& cmd) {
   std::map<std::string, std::pair<Series, Series>> by_variant;
@@ -217,11 +217,11 @@ std::pair<std::string, std::string> scaling_plots(const std::vector<bench::Atten
   std::vector<Series> ts, ms;
   for (size_t i = 0; i < order.size(); ++i) {
     auto [t, m] = by_variant[order[i]];
-    t.color = m.color = plot_color(i);
+    t.color = m.color = int(i);
     ts.push_back(t);
     ms.push_back(m);
   }
-  const std::string tpng = fmt::format("scaling-{}-time.png", cmd.scale), mpng = fmt::format("scaling-{}-memory.png", cmd.scale);
+  const std::string tpng = fmt::format("scaling-{}-time", cmd.scale), mpng = fmt::format("scaling-{}-memory", cmd.scale);
   write_line_plot(ts, {.title = "attention forward + backward: time per sample (Figure 1, left)", .x_label = "sequence length N",
                        .y_label = "ms per sample", .log_x = true, .log_y = true},
                   cmd.results_dir + "/" + tpng);
@@ -276,7 +276,8 @@ int scaling(const ReproduceCommand& cmd, const std::string& command) {
                       r.skipped ? "skipped" : fmt::format("{:.3f}", r.ms_per_sample),
                       r.skipped ? (r.note.empty() ? "skipped" : r.note) : fmt::format("{:.2f}", r.mb_per_sample));
   md += scaling_finding(rows);
-  md += fmt::format("\n![time per sample]({})\n\n![memory per sample]({})\n", tpng, mpng);
+  md += fmt::format("\n![time per sample]({0}.png) ([SVG]({0}.svg))\n\n![memory per sample]({1}.png) ([SVG]({1}.svg))\n",
+                    tpng, mpng);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   md += machine_section(command, wall);
   write_results_file(cmd.results_dir, fmt::format("scaling-{}.md", cmd.scale), md);

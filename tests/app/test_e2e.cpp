@@ -245,6 +245,7 @@ TEST(AppEndToEnd, ReproduceCopySmokeTrainsEveryRowAndWritesTheTableAndPlot) {
   for (const char* row : {"| softmax |", "| linear |", "| lsh-4 |"}) EXPECT_THAT(ss.str(), HasSubstr(row));
   EXPECT_THAT(ss.str(), HasSubstr("lintra train " + kSource + "/configs/copy/smoke/linear.yaml"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.svg"));
   for (const char* row : {"softmax", "linear", "lsh-4"})
     EXPECT_TRUE(fs::exists(t.path() + "/runs/copy-smoke/" + row + "/checkpoints/latest")) << row;
   // A second call reads the finished rows instead of training them again.
@@ -282,6 +283,7 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
     const std::string md = read(table + "-smoke.md");
     ASSERT_FALSE(md.empty()) << table;
     EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.png")) << table;
+    EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.svg")) << table;
     for (const auto& row : names) {
       EXPECT_THAT(md, HasSubstr("| " + row + " |")) << table;
       EXPECT_THAT(md, HasSubstr("configs/" + table + "/smoke/" + row + ".yaml")) << table;
@@ -307,6 +309,7 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
   for (const char* v : {"| softmax |", "| causal-linear |", "reformer:rounds=4"}) EXPECT_THAT(scaling, HasSubstr(v));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.svg"));
 }
 
 // A run directory whose config.yaml predates a schema key (the key absent, its default now) still
