@@ -70,15 +70,9 @@ int sample_copy(const SampleCommand& cmd, const Config& cfg, const CheckpointDat
     LINTRA_CHECK(sep != seq.end() && sep != seq.begin(), "sample: {} item {} is not a copy-task sequence w 0 w",
                  splits.test->name(), i);
     const std::vector<int64_t> w(seq.begin(), sep);
-    std::vector<int64_t> prefix(seq.begin(), sep + 1), copy;
-    for (size_t k = 0; k < w.size(); ++k) {
-      Tensor logits = model.logits(Tensor::from_vector(prefix, {1, int64_t(prefix.size())})).data();
-      const int64_t V = logits.size(2);
-      const std::vector<float> last = logits.select(1, logits.size(1) - 1).contiguous().to_vector<float>();
-      const int64_t next = int64_t(std::max_element(last.begin(), last.begin() + V) - last.begin());
-      copy.push_back(next);
-      prefix.push_back(next);
-    }
+    const std::vector<int64_t> prefix(seq.begin(), sep + 1);
+    const Tensor given = Tensor::from_vector(prefix, {1, int64_t(prefix.size())}, model.device());
+    const std::vector<int64_t> copy = model.greedy(given, int64_t(w.size())).cpu().to_vector<int64_t>();
     int64_t ok = 0;
     for (size_t k = 0; k < w.size(); ++k) ok += copy[k] == w[k];
     right += ok;
