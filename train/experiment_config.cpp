@@ -1,6 +1,10 @@
 #include "train/experiment_config.h"
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.h"
 #include "train/config/bound_section.h"
@@ -81,6 +85,10 @@ BoundSection<TrainOptions> train_section() {
   using T = TrainOptions;
   BoundSection<T> s("the training loop");
   s.add_int("steps", &T::steps, 1000, "optimizer updates in total").min(1);
+  s.add_double("time_budget", &T::time_budget, 0.0,
+               "seconds of training (updates only: evaluation and checkpointing excluded), over every process of "
+               "the run, after which it stops as if it had reached steps (0: no budget)")
+      .min(0);
   s.add_int("grad_accum", &T::grad_accum, 1, "batches whose gradients are summed per update").min(1);
   s.add_int("eval_every", &T::eval_every, 0, "evaluate every N updates (0: only at the end)").min(0);
   s.add_int("eval_batches", &T::eval_batches, 20, "batches per evaluation").min(1);
@@ -155,8 +163,70 @@ std::string documented_base_config() {
       "key or a whole section to its default, e.g. `model.layers=~default` undoes what an included file set.");
 }
 
+namespace {
+
+// What each model type trains on (factories.cpp builds them): the model's inputs and targets must be
+// what the data set's batches hold.
+struct ModelData {
+  std::vector<std::string> models;
+  std::vector<std::string> data;
+  const char* reads;
+};
+const std::vector<ModelData>& model_data_pairs() {
+  static const std::vector<ModelData> pairs = {
+      {{"copy"}, {"copy"}, "copy-task tokens (11 symbols)"},
+      {{"image"}, {"mnist", "fashion-mnist", "cifar10", "photos32"}, "image pixels"},
+      {{"speech", "bilstm"}, {"espeak-speech", "speech"}, "filterbank frames with phone targets"}};
+  return pairs;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::string valid_pairs() {
+  std::vector<std::string> parts;
+  for (const ModelData& p : model_data_pairs())
+    parts.push_back(fmt::format("model.type {} with data.name {}", fmt::join(p.models, " or "), fmt::join(p.data, ", ")));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
+
+void check_model_fits_data(const Config& cfg) {
+  const std::string model = cfg.get_string("model.type"), data = cfg.get_string("data.name");
+  for (const ModelData& p : model_data_pairs()) {
+    if (!contains(p.models, model)) continue;
+    LINTRA_CHECK(contains(p.data, data),
+                 "model.type '{}' ({}) cannot train on data.name '{}' ({}): {} models read {}\n  valid pairs: {}",
+                 model, cfg.where("model.type"), data, cfg.where("data.name"), model, p.reads, valid_pairs());
+    return;
+  }
+  LINTRA_FAIL("model.type '{}' ({}): no data set is known for it; valid pairs: {}", model, cfg.where("model.type"),
+              valid_pairs());
+}
+
+void check_experiment_name(const Config& cfg) {
+  const std::string name = cfg.get_string("experiment");
+  const std::string hint =
+      "the run directory is runs/<experiment>/<timestamp>: give a name such as 'copy-softmax' (subfolders with '/' "
+      "are fine) or pick the directory with --run-dir";
+  LINTRA_CHECK(!name.empty(), "{}: experiment: the name is empty; {}", cfg.where("experiment"), hint);
+  const bool control = std::any_of(name.begin(), name.end(), [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; });
+  LINTRA_CHECK(!control, "{}: experiment: '{}' holds a control character; {}", cfg.where("experiment"), name, hint);
+  const std::filesystem::path p(name);
+  bool escapes = p.is_absolute() || name.front() == '/' || name.back() == '/';
+  for (const auto& part : p) escapes = escapes || part == ".." || part == "." || part.empty();
+  LINTRA_CHECK(!escapes && name.find("//") == std::string::npos,
+               "{}: experiment: '{}' would put the run directory outside runs/ (or at an odd path there): no "
+               "leading or trailing '/', no empty, '.' or '..' parts; {}",
+               cfg.where("experiment"), name, hint);
+}
+
 Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides) {
-  return load_config(experiment_schema(), files, overrides);
+  Config cfg = load_config(experiment_schema(), files, overrides);
+  check_model_fits_data(cfg);
+  return cfg;
 }
 
 OptimizerOptions optimizer_options(const Config& cfg) { return optim_section().read(cfg.section("optim")); }

@@ -95,6 +95,11 @@ TEST(AppEndToEnd, SigkillAfterACheckpointThenResumeEqualsAnUninterruptedRun) {
                    "b=h5py.File(sys.argv[2])['/trainer/loss_history'][:]; print('same' if (a==b).all() and len(a)==" +
                    std::to_string(steps) + " else 'differ')\" " + t.path() + "/full" + last + " " + dir + last);
     if (h.status == 0) EXPECT_THAT(h.output, HasSubstr("same"));
+    // metrics.jsonl holds each training step once (the lines the killed process wrote after its last
+    // checkpoint were dropped when the run resumed).
+    std::vector<double> logged = train_values(dir, "step");
+    EXPECT_EQ(logged.size(), size_t(steps)) << "trial " << trial;
+    for (size_t i = 0; i < logged.size(); ++i) EXPECT_EQ(logged[i], double(i + 1)) << "trial " << trial;
   }
 }
 
@@ -270,7 +275,9 @@ TEST(AppEndToEnd, RunMadeBeforeANewSchemaKeyResumesAndAChangedValueIsRefused) {
   Result again = run(kLintra + " train " + cfg + "train.steps=2 --run-dir " + dir);
   EXPECT_EQ(again.status, 0) << again.output;
   EXPECT_THAT(again.output, HasSubstr("resumed from"));
-  Result changed = run(kLintra + " train " + cfg + "train.steps=3 --run-dir " + dir);
+  // (train.steps may be raised on resume; a width may not change.)
+  Result changed = run(kLintra + " train " + cfg + "train.steps=2 model.d_query=8 --run-dir " + dir);
   EXPECT_EQ(changed.status, 2) << changed.output;
   EXPECT_THAT(changed.output, HasSubstr("the run directory was made with another config"));
+  EXPECT_THAT(changed.output, HasSubstr("model.d_query: `16` in the run directory, `8` now"));
 }
