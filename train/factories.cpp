@@ -84,6 +84,7 @@ struct SplitFiles {
   const char* train;
   const char* eval;
   const char* test;
+  std::string missing_hint = {};  // when `dir` lacks the train split's first file: what makes it ("": the reader says)
 };
 
 template <typename D>
@@ -100,9 +101,18 @@ SplitFiles split_files(const Config& cfg) {
     const fs::path dir = fs::exists(root / "fashion-mnist") ? root / "fashion-mnist" : fs::path(kDebianFashionMnist);
     return {dir, open_split<data::MnistDataset>, "train", "test", "test"};
   }
-  if (name == "cifar10") return {root / "cifar10", open_split<data::Cifar10Dataset>, "train", "test", "test"};
+  if (name == "cifar10") {
+    const std::string dir = (root / "cifar10").string();
+    return {root / "cifar10", open_split<data::Cifar10Dataset>, "train", "test", "test",
+            fmt::format("download CIFAR-10's binary version and unpack it there: `mkdir -p {0} && curl -L "
+                        "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz | tar xz -C {0} --strip-components=1`"
+                        "; or train on its stand-in, data.name=photos32 (`lintra data prepare photos32`)",
+                        dir)};
+  }
   // photos32: CIFAR-10's format, made by `lintra data prepare photos32`.
-  if (name == "photos32") return {root / "photos32", open_split<data::Cifar10Dataset>, "train", "test", "test"};
+  if (name == "photos32")
+    return {root / "photos32", open_split<data::Cifar10Dataset>, "train", "test", "test",
+            "make it with `lintra data prepare photos32`"};
   if (name == "espeak-speech" || name == "speech")
     return {speech_corpus_dir(cfg), open_split<data::SpeechDataset>, "train", "dev", "test"};
   LINTRA_FAIL("data.name: unknown data set '{}'", name);
@@ -114,6 +124,10 @@ DataSplits build_data(const Config& cfg, bool with_test) {
   Config d = cfg.section("data");
   if (d.get_string("name") == "copy") return copy_task_splits(d, uint64_t(cfg.get_int("seed")), with_test);
   const SplitFiles f = split_files(cfg);
+  // CIFAR-10's format (the only sets with a hint): no first training batch, no data set here.
+  LINTRA_CHECK(f.missing_hint.empty() || fs::is_regular_file(f.dir / data::Cifar10Dataset::split_files(f.train)[0]),
+               "data.name {}: no data at {} (data root {}: data.root, else $LINTRA_DATA, else data/cache): {}",
+               d.get_string("name"), f.dir.string(), data::data_root(d.get_string("root")).string(), f.missing_hint);
   DataSplits s;
   s.train = limit(f.open(f.dir, f.train), d.get_int("train_size"));
   s.eval = limit(f.open(f.dir, f.eval), d.get_int("eval_size"));
