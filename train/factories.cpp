@@ -163,14 +163,9 @@ std::shared_ptr<nn::Model> build_model(const Config& cfg) {
     return std::make_shared<nn::ImageModel>(o, seed, m.get_int("mixtures"));
   }
   if (type == "speech") {
-    // The speech model adds sinusoidal positions to its projected features (there is no token
-    // embedding to concatenate them with): any other setting would be silently ignored.
-    LINTRA_CHECK(m.get_string("positional") == "add",
-                 "model.positional: the speech model adds its positional encoding to the projected features "
-                 "(positional: add); '{}' is for the copy and image models",
-                 m.get_string("positional"));
     nn::SpeechTransformerOptions o;
     o.encoder = enc;
+    o.positional = nn::positional_mode_from_string(m.get_string("positional"));
     o.input_dim = kSpeechFeatureDim;
     o.n_phones = data::kNumPhones;
     return std::make_shared<nn::SpeechTransformerModel>(o, seed);
