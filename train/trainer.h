@@ -97,7 +97,7 @@ class Trainer {
   bool skip_nonfinite(double loss);
   nn::ModelBatch to_device(const data::Batch& batch) const;
   void log_window(const Update& u);
-  bool evaluate();  // true when the evaluation set a new best
+  bool evaluate(bool final);  // true when the evaluation set a new best
   std::string save(bool best);
   double wall_time() const;
 
