@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.h"
@@ -14,6 +15,7 @@
 #include "data/images/mnist_fetch.h"
 #include "data/images/photos32.h"
 #include "data/speech/espeak_corpus.h"
+#include "experiments/machine_load.h"
 #include "experiments/results_file.h"
 #include "experiments/speed_tables.h"
 #include "experiments/tables.h"
@@ -123,6 +125,25 @@ void add_rates(const Config& c, SeedRun& s) {
   s.items_per_s = s.result.train_time > 0 ? items / s.result.train_time : 0;
 }
 
+// The share of the CPU other work took while this run trained, kept in <run_dir>/machine_load.json
+// over every command that trained it (weighted by the training seconds of each): a run read back
+// later still says whether it was timed on a busy machine. −1 when nothing measured it.
+double record_load(const std::string& run_dir, double share, double trained_seconds) {
+  const fs::path file = fs::path(run_dir) / "machine_load.json";
+  nlohmann::json j = nlohmann::json::object();
+  if (std::ifstream in(file); in) j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object()) j = nlohmann::json::object();
+  double weighted = j.value("share_seconds", 0.0), seconds = j.value("seconds", 0.0);
+  if (trained_seconds > 0) {
+    weighted += share * trained_seconds;
+    seconds += trained_seconds;
+    j["share_seconds"] = weighted;
+    j["seconds"] = seconds;
+    std::ofstream(file) << j.dump() << "\n";
+  }
+  return seconds > 0 ? weighted / seconds : -1;
+}
+
 // Trains (or resumes) one row with one seed; returns run_train's exit status (130: interrupted).
 int train_seed(const ReproduceCommand& cmd, const TableSpec& spec, const std::string& row, int64_t seed,
                const ImageData& image_data, TableRun& run) {
@@ -136,8 +157,12 @@ int train_seed(const ReproduceCommand& cmd, const TableSpec& spec, const std::st
   tc.configs = {config};
   tc.overrides = overrides;
   tc.run_dir = run_dir;
+  const double trained_before = fs::exists(fs::path(run_dir) / "metrics.jsonl") ? read_row(row, run_dir, command).train_time : 0;
+  const LoadSample before = sample_load();
   if (int rc = train::run_train(tc); rc != 0) return rc;
+  const double share = other_share(before, sample_load());
   SeedRun s{.seed = seed, .result = read_row(row, run_dir, command)};
+  s.other_share = record_load(run_dir, share, s.result.train_time - trained_before);
   add_rates(train::load_experiment_config({config}, overrides), s);
   run.runs[row].push_back(s);
   return 0;

@@ -12,6 +12,7 @@
 #include "bench/timer.h"
 #include "core/error.h"
 #include "core/threading.h"
+#include "experiments/machine_load.h"
 #include "experiments/plot.h"
 #include "train/run_dir.h"
 
@@ -40,36 +41,48 @@ std::string over_seeds(const TableRun& run, const std::string& row, const std::s
                      fmt::format(fmt::runtime(f), *hi));
 }
 
+// Whether other work took the machine while a row's seeds trained: the busiest seed speaks.
+std::string machine_of(const TableRun& run, const std::string& row) {
+  double worst = -1;
+  for (const SeedRun& s : run.runs.at(row)) worst = std::max(worst, s.other_share);
+  return load_note(worst);
+}
+
 std::string copy_rows(const TableRun& run) {
   std::string md = "| row | paper | final train loss | eval loss | eval accuracy | updates | sequences/s | "
-                   "train time (s) |\n|---|---|---|---|---|---|---|---|\n";
+                   "train time (s) | eval + checkpoints (s) | machine |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string& row : run.rows)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row, run.spec->paper.at(row),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row, run.spec->paper.at(row),
                       over_seeds(run, row, "train_loss"), over_seeds(run, row, "eval_loss"),
                       over_seeds(run, row, "accuracy"), over_seeds(run, row, "updates", 1, "{:.0f}"),
-                      over_seeds(run, row, "items_per_s", 1, "{:.1f}"), over_seeds(run, row, "train_seconds", 1, "{:.0f}"));
+                      over_seeds(run, row, "items_per_s", 1, "{:.1f}"), over_seeds(run, row, "train_seconds", 1, "{:.0f}"),
+                      over_seeds(run, row, "overhead_seconds", 1, "{:.0f}"), machine_of(run, row));
   return md;
 }
 
 std::string speech_rows(const TableRun& run) {
   std::string md = "| row | paper PER (%) / time per epoch (s) | lintra dev PER (%) | epochs | time per epoch (s) | "
-                   "utterances/s | train time (s) |\n|---|---|---|---|---|---|---|\n";
+                   "utterances/s | train time (s) | eval + checkpoints (s) | machine |\n"
+                   "|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string& row : run.rows)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", row, run.spec->paper.at(row),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row, run.spec->paper.at(row),
                       over_seeds(run, row, "per", 100, "{:.2f}"), over_seeds(run, row, "epochs", 1, "{:.2f}"),
                       over_seeds(run, row, "epoch_seconds", 1, "{:.1f}"), over_seeds(run, row, "items_per_s", 1, "{:.1f}"),
-                      over_seeds(run, row, "train_seconds", 1, "{:.0f}"));
+                      over_seeds(run, row, "train_seconds", 1, "{:.0f}"), over_seeds(run, row, "overhead_seconds", 1, "{:.0f}"),
+                      machine_of(run, row));
   return md;
 }
 
 std::string image_rows(const TableRun& run) {
   std::string md = "| row | paper bits/dim | lintra eval bits/dim | final train bits/dim | updates | epochs | "
-                   "training images/s | train time (s) |\n|---|---|---|---|---|---|---|---|\n";
+                   "training images/s | train time (s) | eval + checkpoints (s) | machine |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string& row : run.rows)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row, run.spec->paper.at(row),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row, run.spec->paper.at(row),
                       over_seeds(run, row, "bits_per_dim"), over_seeds(run, row, "train_bits_per_dim"),
                       over_seeds(run, row, "updates", 1, "{:.0f}"), over_seeds(run, row, "epochs", 1, "{:.3f}"),
-                      over_seeds(run, row, "items_per_s", 1, "{:.2f}"), over_seeds(run, row, "train_seconds", 1, "{:.0f}"));
+                      over_seeds(run, row, "items_per_s", 1, "{:.2f}"), over_seeds(run, row, "train_seconds", 1, "{:.0f}"),
+                      over_seeds(run, row, "overhead_seconds", 1, "{:.0f}"), machine_of(run, row));
   return md;
 }
 
@@ -165,6 +178,7 @@ double row_metric(const SeedRun& s, const std::string& metric) {
   if (metric == "updates") return double(r.steps);
   if (metric == "items_per_s") return s.items_per_s;
   if (metric == "train_seconds") return r.train_time;
+  if (metric == "overhead_seconds") return r.wall_time - r.train_time;
   LINTRA_FAIL("reproduce: unknown row metric '{}'", metric);
 }
 
@@ -180,9 +194,10 @@ std::string results_markdown(const TableRun& run, const std::string& results_dir
   std::string md = fmt::format("# {} — scale `{}`\n\n", spec.title, run.scale);
   md += fmt::format("Produced by `lintra reproduce {} --scale {}{}`; numbers are read from each run's "
                     "metrics.jsonl and never edited by hand. Each cell is the mean over the seeds with their range "
-                    "in brackets. {}\n\n",
+                    "in brackets. Train time counts the updates alone; evaluation and checkpoints are timed apart. A row \"busy\" in the "
+                    "machine column trained while other work took more than {:.0f}% of the CPU: its speed is not lintra's. {}\n\n",
                     spec.name, run.scale, run.rows_option.empty() ? "" : fmt::format(" --rows {}", run.rows_option),
-                    spec.paper_note);
+                    100 * kBusyShare, spec.paper_note);
   md += spec.kind == "copy" ? copy_rows(run) : spec.kind == "speech" ? speech_rows(run) : image_rows(run);
   if (!run.data_note.empty()) md += "\n" + run.data_note + "\n";
   md += claims_section(run);

@@ -22,6 +22,7 @@ struct SeedRun {
   double epochs = 0;         // updates × batch × accumulation / training samples
   double epoch_seconds = 0;  // training seconds per epoch
   double items_per_s = 0;    // training items (sequences, images, utterances) per training second
+  double other_share = -1;   // of the CPU other work took while it trained (machine_load.h); −1: unknown
 };
 
 // What one `lintra reproduce TABLE` run found.
@@ -39,7 +40,8 @@ struct TableRun {
 
 // A row metric of one run: eval_loss, bits_per_dim, per, accuracy (last evaluation), train_loss,
 // train_bits_per_dim (last training window), epochs, epoch_seconds, updates, items_per_s,
-// train_seconds; NaN when the run lacks it.
+// train_seconds, overhead_seconds (evaluation and checkpoints: wall time − training time); NaN when
+// the run lacks it.
 double row_metric(const SeedRun& run, const std::string& metric);
 // The metric of every row, per seed (the input of judge()).
 SeedValues seed_values(const TableRun& run, const std::string& metric);

@@ -36,8 +36,8 @@ RowResult read_row(const std::string& row, const std::string& run_dir, const std
     std::map<std::string, double> m;
     std::string split;
     if (line.empty() || !parse_line(line, m, split)) continue;
-    has_train_time = has_train_time || m.count("train_time");
-    const double t = m.count("train_time") ? m["train_time"] : m.count("wall_time") ? m["wall_time"] : NAN;
+    has_train_time = has_train_time || m.count("train_seconds");
+    const double t = m.count("train_seconds") ? m["train_seconds"] : m.count("wall_time") ? m["wall_time"] : NAN;
     if (split == "train") {
       r.last_train = m;
       if (m.count("step") && m.count("loss")) r.train_steps.push_back(m["step"]), r.train_loss.push_back(m["loss"]);
@@ -47,7 +47,7 @@ RowResult read_row(const std::string& row, const std::string& run_dir, const std
       if (m.count("per")) r.eval_time.push_back(t), r.eval_per.push_back(m["per"]);
     }
     if (m.count("wall_time")) r.wall_time = std::max(r.wall_time, m["wall_time"]);
-    if (m.count("train_time")) r.train_time = std::max(r.train_time, m["train_time"]);
+    if (m.count("train_seconds")) r.train_time = std::max(r.train_time, m["train_seconds"]);
     if (m.count("step")) r.steps = std::max<int64_t>(r.steps, int64_t(m["step"]));
   }
   if (!has_train_time) r.train_time = r.wall_time;

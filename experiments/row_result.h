@@ -17,13 +17,13 @@ struct RowResult {
   bool present = false;
   std::map<std::string, double> last_train, last_eval;
   double wall_time = 0;   // seconds of the run, evaluation and checkpoints included
-  double train_time = 0;  // seconds of training alone (metrics field train_time; wall_time when absent)
+  double train_time = 0;  // seconds of training alone (metrics field train_seconds; wall_time when absent)
   int64_t steps = 0;
 };
 
 
 // Reads <run_dir>/metrics.jsonl (lines that do not parse are skipped); `present` is false when the
-// run logged no training line. Times: each line's train_time (training seconds so far, evaluation
+// run logged no training line. Times: each line's train_seconds (training seconds so far, evaluation
 // and checkpoints excluded) where the trainer wrote one, else its wall_time.
 RowResult read_row(const std::string& row, const std::string& run_dir, const std::string& command);
 

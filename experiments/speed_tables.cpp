@@ -12,6 +12,7 @@
 #include "bench/attention.h"
 #include "bench/generate.h"
 #include "bench/timer.h"
+#include "experiments/machine_load.h"
 #include "experiments/plot.h"
 #include "experiments/results_file.h"
 #include "train/run_dir.h"
@@ -55,11 +56,13 @@ std::string label(const std::string& variant) {
   return variant + " (key/value cache)";
 }
 
-std::string machine_section(const std::string& command, double wall) {
+// The command, the machine and, measured over the whole table, whether other work took the CPU.
+std::string machine_section(const std::string& command, const LoadSample& start) {
+  const LoadSample end = sample_load();
   return fmt::format("\n## Command\n\n```\n{}\n```\n\n## Machine\n\n- {}\n- build: {} (lintra {})\n- git revision: {}\n"
-                     "- wall time of this command: {:.0f} s\n- date: {}\n",
+                     "- wall time of this command: {:.0f} s\n- machine while measuring: {}\n- date: {}\n",
                      command, bench::machine_line(), LINTRA_BUILD_TYPE, LINTRA_VERSION, bench::git_revision(),
-                     wall, utc_timestamp());
+                     end.wall_s - start.wall_s, load_note(other_share(start, end)), utc_timestamp());
 }
 
 // The generation benchmark for one image kind at this scale.
@@ -122,7 +125,7 @@ std::string same_path_note() {
 }
 
 int throughput(const ReproduceCommand& cmd, const std::string& command) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const LoadSample t0 = sample_load();
   const int64_t mb = cmd.scale == "smoke" ? 2 : 8, cb = cmd.scale == "smoke" ? 2 : 4;
   const std::vector<std::string> rows = {"softmax",       "stateful-softmax",      "stateful-softmax-modules",
                                          "reformer",      "lsh-4",                 "causal-linear",
@@ -161,14 +164,13 @@ int throughput(const ReproduceCommand& cmd, const std::string& command) {
   md += ratio_line("CIFAR-10 linear (engine) / softmax (modules)", cf, "causal-linear", "softmax", "4,462×");
   md += ratio_line("MNIST linear, engine / modules", mn, "causal-linear", "causal-linear-modules", "—");
   md += ratio_line("CIFAR-10 linear, engine / modules", cf, "causal-linear", "causal-linear-modules", "—");
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  md += machine_section(command, wall);
+  md += machine_section(command, t0);
   write_results_file(cmd.results_dir, fmt::format("throughput-{}.md", cmd.scale), md);
   return 0;
 }
 
 int latency(const ReproduceCommand& cmd, const std::string& command) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const LoadSample t0 = sample_load();
   const std::vector<std::string> rows = {"softmax",       "stateful-softmax",      "stateful-softmax-modules",
                                          "reformer",      "lsh-4",                 "causal-linear",
                                          "causal-linear-modules"};
@@ -206,8 +208,7 @@ int latency(const ReproduceCommand& cmd, const std::string& command) {
       md += fmt::format("- one CIFAR-10 image under 10 s (paper's CPU: 45.1 s): {} ({:.2f} s)\n",
                         c->seconds_per_image < 10 ? "**holds**" : "**does not hold**", c->seconds_per_image);
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  md += machine_section(command, wall);
+  md += machine_section(command, t0);
   write_results_file(cmd.results_dir, fmt::format("latency-{}.md", cmd.scale), md);
   return 0;
 }
@@ -289,7 +290,7 @@ std::string scaling_finding(const std::vector<bench::AttentionBenchRow>& rows) {
 }
 
 int scaling(const ReproduceCommand& cmd, const std::string& command) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const LoadSample t0 = sample_load();
   fs::create_directories(cmd.results_dir);
   const bench::AttentionBenchOptions o = scaling_options(cmd);
   const auto rows = bench::run_attention_benchmark(o);
@@ -309,8 +310,7 @@ int scaling(const ReproduceCommand& cmd, const std::string& command) {
   md += scaling_finding(rows);
   md += fmt::format("\n![time per sample]({0}.png) ([SVG]({0}.svg))\n\n![memory per sample]({1}.png) ([SVG]({1}.svg))\n",
                     tpng, mpng);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  md += machine_section(command, wall);
+  md += machine_section(command, t0);
   write_results_file(cmd.results_dir, fmt::format("scaling-{}.md", cmd.scale), md);
   return 0;
 }

@@ -21,11 +21,20 @@ Schema experiment_schema();
 // configs/base.yaml: every key with its default and its one-line doc (a test keeps the file in sync).
 std::string documented_base_config();
 
-// Loads files left to right, applies overrides, validates (train/config/config.h semantics).
+// Loads files left to right, applies overrides, validates (train/config/config.h semantics), then
+// checks what no single key can: check_model_fits_data.
 Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides);
+// model.type against data.name (copy: copy; image: mnist, fashion-mnist, cifar10, photos32; speech and
+// bilstm: espeak-speech, speech); throws naming both keys, where each was set, and the valid pairs.
+void check_model_fits_data(const Config& cfg);
+// `experiment` names runs/<experiment>/ when no --run-dir is given (the trainer checks it then):
+// non-empty, relative, no '.', '..' or empty parts, no control characters; throws naming the key and
+// where it was set.
+void check_experiment_name(const Config& cfg);
 
 struct TrainOptions {
   int64_t steps = 0;
+  double time_budget = 0;     // seconds of updates over the whole run (0: none)
   int64_t grad_accum = 1;
   int64_t eval_every = 0;     // 0: only at the end
   int64_t eval_batches = 20;

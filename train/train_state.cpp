@@ -23,7 +23,8 @@ CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, 
   c.scheduler = sched.state();
   for (const auto& [name, gen] : model.named_generators()) c.rng["model." + name] = gen->state();
   c.data = {loader.position().epoch, loader.position().batch_index, seed};
-  c.trainer = {{"best", st.best}, {"nan_skips", double(st.nan_skips)}, {"wall_time", st.wall_time}};
+  c.trainer = {{"best", st.best}, {"nan_skips", double(st.nan_skips)}, {"wall_time", st.wall_time},
+               {"train_seconds", st.train_seconds}};
   c.loss_history = st.loss_history;
   return c;
 }
@@ -70,6 +71,7 @@ void restore_checkpoint(const CheckpointData& c, nn::Model& model, Optimizer& op
   st.best = value_or(c.trainer, "best", INFINITY);
   st.nan_skips = int64_t(value_or(c.trainer, "nan_skips", 0));
   st.wall_time = value_or(c.trainer, "wall_time", 0);
+  st.train_seconds = value_or(c.trainer, "train_seconds", 0);  // 0 in checkpoints written before it existed
   st.loss_history = c.loss_history;
 }
 

@@ -22,6 +22,7 @@ struct TrainState {
   double best = INFINITY; // best evaluation of train.best_metric so far (lower is better)
   int64_t nan_skips = 0;  // consecutive skipped updates
   double wall_time = 0;   // seconds of training, all processes of the run together
+  double train_seconds = 0;  // of those, the seconds spent in updates (what train.time_budget counts)
   std::vector<double> loss_history;  // the training loss of every update
 };
 
