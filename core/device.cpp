@@ -59,4 +59,21 @@ int cuda_device_count() {
 #endif
 }
 
+void check_device_available(Device device) {
+  if (!device.is_cuda()) return;
+#ifndef LINTRA_WITH_CUDA
+  LINTRA_FAIL("device {}: this lintra was built without CUDA (configured with -DLINTRA_CUDA=OFF, or the CUDA "
+              "toolkit was not found); rebuild with the toolkit, or use the CPU",
+              device);
+#else
+  const int count = cuda_device_count();
+  LINTRA_CHECK(count > 0,
+               "device {}: no GPU is visible to this process (a CUDA build, but the driver reports no device: check "
+               "nvidia-smi and CUDA_VISIBLE_DEVICES), or use the CPU",
+               device);
+  LINTRA_CHECK(device.index() < count, "device {}: only {} GPU(s) are visible (cuda:0 … cuda:{})", device, count,
+               count - 1);
+#endif
+}
+
 }  // namespace lintra

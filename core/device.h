@@ -59,6 +59,10 @@ inline constexpr Device Device::cpu{};
 bool cuda_available();
 // GPUs visible to this process; 0 in a build without CUDA.
 int cuda_device_count();
+// Throws lintra::Error unless tensors can live on `device` in this process: cpu and strict always can;
+// cuda:N needs a build with CUDA (LINTRA_WITH_CUDA) and GPU N visible. The message says which of the
+// three is missing ("device cuda:0: this lintra was built without CUDA …").
+void check_device_available(Device device);
 
 }  // namespace lintra
 

@@ -111,6 +111,9 @@ Schema experiment_schema() {
   top.add_string("experiment", "run", "run name: the run directory is runs/<experiment>/<timestamp>");
   top.add_int("seed", 1, "one seed for every generator (init, dropout, hashing, shuffling)").min(0);
   top.add_int("threads", 0, "threads for OpenMP and OpenBLAS (0: all cores)").min(0);
+  top.add_string("device", "cpu",
+                 "where the run computes: cpu, cuda (GPU 0) or cuda:N (strict:N: the strict test device, for "
+                 "tests); checkpoints do not depend on it, so a resumed run may change it");
 
   Schema data("the data set");
   data.add_enum("name", {"copy", "mnist", "fashion-mnist", "cifar10", "photos32", "espeak-speech", "speech"}, "copy",
@@ -226,9 +229,23 @@ void check_experiment_name(const Config& cfg) {
                cfg.where("experiment"), name, hint);
 }
 
+Device experiment_device(const Config& cfg, bool check_available) {
+  const std::string text = cfg.get_string("device");
+  Device device;
+  try {
+    device = Device::parse(text);
+    if (check_available) check_device_available(device);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}; set `device: cpu` (or device=cpu on the command line) to train on the CPU",
+                            cfg.where("device"), e.what()));
+  }
+  return device;
+}
+
 Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides) {
   Config cfg = load_config(experiment_schema(), files, overrides);
   check_model_fits_data(cfg);
+  experiment_device(cfg, /*check_available=*/false);  // a typo fails here; a missing GPU when training starts
   return cfg;
 }
 

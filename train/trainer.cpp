@@ -67,7 +67,8 @@ Trainer::Trainer(Config cfg, const TrainCommand& cmd)
       yaml_(to_yaml(cfg_)),
       options_(train_options(cfg_)),
       threads_(set_threads(cfg_)),
-      schedule_(schedule_options(cfg_)) {
+      schedule_(schedule_options(cfg_)),
+      device_(experiment_device(cfg_)) {
   if (cmd.run_dir.empty()) check_experiment_name(cfg_);
   const std::string dir = cmd.run_dir.empty() ? default_run_dir(cfg_.get_string("experiment")) : cmd.run_dir;
   const bool resuming = RunDir::holds_run(dir);
@@ -115,7 +116,8 @@ void Trainer::build_data_and_model() {
   say(fmt::format("model: {}; {} available", size.describe(), human_bytes(available)));
   check_fits_in_memory(cfg_, size, available);
   model_ = build_model(cfg_);
-  say(fmt::format("model: {} parameters\n{}", model_->num_parameters(), model_->describe()));
+  model_->to(device_);
+  say(fmt::format("model: {} parameters on {}\n{}", model_->num_parameters(), device_, model_->describe()));
 }
 
 void Trainer::set_up_training() {
@@ -141,10 +143,7 @@ void Trainer::resume() {
 // --- one update ------------------------------------------------------------------------------------
 
 // The device seam: batches come from the loader on the CPU and go where the model lives (device_).
-nn::ModelBatch Trainer::to_device(const data::Batch& batch) const {
-  LINTRA_CHECK(device_ == Device::cpu, "train: the model lives on {}, and lintra trains on the CPU only", device_);
-  return to_model_batch(batch);
-}
+nn::ModelBatch Trainer::to_device(const data::Batch& batch) const { return to_model_batch(batch).to(device_); }
 
 Trainer::Update Trainer::update() {
   optimizer_->set_lr(schedule_.lr_at(state_.step));
@@ -154,7 +153,7 @@ Trainer::Update Trainer::update() {
     data::Batch batch = loader_->next();
     nn::ModelOutput out = model_->loss(to_device(batch));
     Var scaled = options_.grad_accum == 1 ? out.loss : mul(out.loss, 1.0 / double(options_.grad_accum));
-    loss_sum += out.loss.item();
+    loss_sum += nn::host_scalar(out.loss.data());
     scaled.backward();
     nn::accumulate_sums(window_sums_, out.sums);
     window_items_ += batch.size();
