@@ -22,43 +22,75 @@ namespace {
 constexpr const char* kCheckpointHelp =
     "a .h5 checkpoint, or a run directory / checkpoints folder / latest file (→ its latest)";
 
+void note(const std::string& m) { fmt::print(stderr, "{}\n", m); }
+
 // The .h5 files a `ckpt ls` argument names: a run directory (its checkpoints/), a checkpoints
-// folder, or one file.
+// folder, or one file. A missing path is an error.
 std::vector<std::string> checkpoint_files(const std::string& p) {
-  if (!fs::is_directory(p)) return {p};
-  fs::path dir = fs::exists(fs::path(p) / "checkpoints") ? fs::path(p) / "checkpoints" : fs::path(p);
+  std::error_code ec;
+  LINTRA_CHECK(fs::exists(p, ec), "ckpt ls: {}: no such file or directory", p);
+  if (!fs::is_directory(p, ec)) return {p};
+  fs::path dir = fs::is_directory(fs::path(p) / "checkpoints", ec) ? fs::path(p) / "checkpoints" : fs::path(p);
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir))
+  for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().extension() == ".h5") files.push_back(e.path().string());
+  LINTRA_CHECK(!ec, "ckpt ls: {}: cannot list: {}", dir.string(), ec.message());
   std::sort(files.begin(), files.end());
   return files;
 }
 
-int ckpt_info(const std::vector<std::string>& paths) {
-  for (const auto& p : paths) fmt::print("{}\n", describe_checkpoint(p));
-  return 0;
+// What `ckpt info` and `ckpt verify` name: a file, or (like eval) a run directory, checkpoints
+// folder or latest file. A missing path is an error.
+std::string checkpoint_file(const std::string& p, const char* action) {
+  std::error_code ec;
+  LINTRA_CHECK(fs::exists(p, ec), "ckpt {}: {}: no such file or directory", action, p);
+  return fs::is_regular_file(p, ec) ? p : resolve_checkpoint_path(p, note);
 }
 
-int ckpt_ls(const std::vector<std::string>& paths) {
+// Exit status 1 when any file fails verification.
+int ckpt_info(const std::vector<std::string>& paths) {
+  int bad = 0;
   for (const auto& p : paths) {
-    for (const auto& f : checkpoint_files(p)) {
+    const std::string file = checkpoint_file(p, "info");
+    fmt::print("{}\n", describe_checkpoint(file));
+    bad += verify_checkpoint(file).ok ? 0 : 1;
+  }
+  if (bad > 0) fmt::print(stderr, "ckpt info: {} of {} checkpoint(s) failed verification\n", bad, paths.size());
+  return bad == 0 ? 0 : 1;
+}
+
+// Exit status 1 when a path holds no checkpoint or any listed file is broken.
+int ckpt_ls(const std::vector<std::string>& paths) {
+  int bad = 0, empty = 0;
+  for (const auto& p : paths) {
+    const std::vector<std::string> files = checkpoint_files(p);
+    if (files.empty()) {
+      ++empty;
+      fmt::print(stderr, "ckpt ls: {}: no checkpoints (no .h5 file{})\n", p,
+                 fs::is_directory(fs::path(p) / "checkpoints") ? " in its checkpoints/" : "");
+    }
+    for (const auto& f : files) {
       VerifyReport r = verify_checkpoint(f);
-      fmt::print("{:<50} step {:>8}  {:>10} bytes  {}\n", f, r.global_step, fs::file_size(f), r.ok ? "ok" : "BROKEN");
+      std::error_code ec;
+      const auto size = fs::file_size(f, ec);
+      fmt::print("{:<50} step {:>8}  {:>10} bytes  {}\n", f, r.global_step, ec ? 0 : size, r.ok ? "ok" : "BROKEN");
+      bad += r.ok ? 0 : 1;
     }
   }
-  return 0;
+  return bad == 0 && empty == 0 ? 0 : 1;
 }
 
 // Exit status 1 when any file fails.
 int ckpt_verify(const std::vector<std::string>& paths) {
   int bad = 0;
   for (const auto& p : paths) {
-    VerifyReport r = verify_checkpoint(p);
+    const std::string file = checkpoint_file(p, "verify");
+    VerifyReport r = verify_checkpoint(file);
     if (r.ok) {
-      fmt::print("{}: ok ({} datasets, {} bytes checked)\n", p, r.datasets_checked, r.bytes_checked);
+      fmt::print("{}: ok ({} datasets, {} bytes checked)\n", file, r.datasets_checked, r.bytes_checked);
     } else {
       ++bad;
-      fmt::print("{}: BROKEN\n  {}\n", p, fmt::join(r.problems, "\n  "));
+      fmt::print("{}: BROKEN\n  {}\n", file, fmt::join(r.problems, "\n  "));
     }
   }
   return bad == 0 ? 0 : 1;
@@ -82,8 +114,9 @@ Command add_eval_command(CLI::App& app) {
                                          "Example: lintra eval runs/copy/x/checkpoints/best.h5");
   cli->add_option("checkpoint", cmd->checkpoint, kCheckpointHelp)->required()->check(CLI::ExistingPath);
   cli->add_option("--batches", cmd->max_batches, "evaluate only this many batches (0: all)");
+  cli->add_option("--device", cmd->device, "cpu, cuda or cuda:N (default: the device it trained on)");
   return {cli, [cmd] {
-            cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint);
+            cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint, note);
             return train::run_eval(*cmd);
           }};
 }
@@ -98,8 +131,9 @@ Command add_sample_command(CLI::App& app) {
   cli->add_option("--out", cmd->out, "PNG file (default: <run>/samples/step_<N>.png)");
   cli->add_option("--seed", cmd->seed, "sampling seed");
   cli->add_option("--mode", cmd->mode, "auto | recurrent | recompute")->check(CLI::IsMember({"auto", "recurrent", "recompute"}));
+  cli->add_option("--device", cmd->device, "cpu, cuda or cuda:N (default: the device it trained on)");
   return {cli, [cmd] {
-            cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint);
+            cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint, note);
             return train::run_sample(*cmd);
           }};
 }
@@ -111,10 +145,11 @@ Command add_ckpt_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   auto* cli = app.add_subcommand("ckpt", "inspect checkpoints: info | ls | verify | diff\n"
-                                         "Examples: lintra ckpt info runs/x/checkpoints/step_100.h5\n"
-                                         "          lintra ckpt ls runs/x\n"
+                                         "Examples: lintra ckpt info runs/x/checkpoints/step_100.h5 (exit 1 if it is broken)\n"
+                                         "          lintra ckpt ls runs/x       (exit 1 if it holds none or any is broken)\n"
                                          "          lintra ckpt verify runs/x/checkpoints/*.h5   (exit 1 if any is broken)\n"
-                                         "          lintra ckpt diff a.h5 b.h5                   (exit 1 if they differ)");
+                                         "          lintra ckpt diff a.h5 b.h5                   (exit 1 if they differ)\n"
+                                         "A path that does not exist: exit 2.");
   cli->add_option("action", args->action, "info, ls, verify or diff")->required()->check(CLI::IsMember({"info", "ls", "verify", "diff"}));
   cli->add_option("paths", args->paths, "checkpoint files (ls: run directories too)")->required();
   return {cli, [args] {

@@ -13,15 +13,18 @@ CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, 
   c.global_step = st.step;
   c.epoch = loader.position().epoch;
   c.config_yaml = yaml;
-  for (const auto& [name, v] : model.named_parameters()) c.model.emplace_back(name, v.data());
+  // Checkpoints hold CPU tensors whatever the model's device: saved runs resume on any device.
+  for (const auto& [name, v] : model.named_parameters()) c.model.emplace_back(name, v.data().cpu());
   c.optimizer_type = opt.type();
   c.optimizer_hparams = opt.hparams();
   c.optimizer_step = opt.step_count();
-  for (const auto& [slot, tensors] : opt.state()) c.optimizer_slots[slot] = tensors;
+  for (const auto& [slot, tensors] : opt.state())
+    for (const auto& [name, t] : tensors) c.optimizer_slots[slot].emplace_back(name, t.cpu());
   c.scheduler = sched.state();
   for (const auto& [name, gen] : model.named_generators()) c.rng["model." + name] = gen->state();
   c.data = {loader.position().epoch, loader.position().batch_index, seed};
-  c.trainer = {{"best", st.best}, {"nan_skips", double(st.nan_skips)}, {"wall_time", st.wall_time}};
+  c.trainer = {{"best", st.best}, {"nan_skips", double(st.nan_skips)}, {"wall_time", st.wall_time},
+               {"train_seconds", st.train_seconds}};
   c.loss_history = st.loss_history;
   return c;
 }
@@ -29,8 +32,8 @@ CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, 
 void copy_parameters(nn::Model& model, const CheckpointData& c) {
   std::map<std::string, Tensor> by_name(c.model.begin(), c.model.end());
   for (const auto& [name, v] : model.named_parameters()) {
-    Tensor t = v.data();  // a handle on the parameter's storage
-    t.copy_(by_name.at(name));
+    Tensor t = v.data();  // a handle on the parameter's storage, on the model's device
+    t.copy_(by_name.at(name));  // from the checkpoint's CPU tensor: an explicit copy to that device
   }
 }
 
@@ -68,6 +71,7 @@ void restore_checkpoint(const CheckpointData& c, nn::Model& model, Optimizer& op
   st.best = value_or(c.trainer, "best", INFINITY);
   st.nan_skips = int64_t(value_or(c.trainer, "nan_skips", 0));
   st.wall_time = value_or(c.trainer, "wall_time", 0);
+  st.train_seconds = value_or(c.trainer, "train_seconds", 0);  // 0 in checkpoints written before it existed
   st.loss_history = c.loss_history;
 }
 

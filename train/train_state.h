@@ -22,10 +22,13 @@ struct TrainState {
   double best = INFINITY; // best evaluation of train.best_metric so far (lower is better)
   int64_t nan_skips = 0;  // consecutive skipped updates
   double wall_time = 0;   // seconds of training, all processes of the run together
+  double train_seconds = 0;  // of those, the seconds spent in updates (what train.time_budget counts)
   std::vector<double> loss_history;  // the training loss of every update
 };
 
 // Everything above as one checkpoint; yaml is the resolved config, seed the loader's shuffle seed.
+// Tensors are copied to the CPU, so a checkpoint does not depend on the device the model trained on;
+// restore_checkpoint copies them to the device of the model's parameters (and the optimizer's slots).
 CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, const Schedule& sched,
                                   const data::DataLoader& loader, const TrainState& st, const std::string& yaml,
                                   uint64_t seed);

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ranges>
@@ -11,6 +12,7 @@
 #include "core/ops.h"
 #include "core/threading.h"
 #include "data/files/digest.h"
+#include "train/model_size.h"
 #include "train/stop_signal.h"
 
 namespace lintra::train {
@@ -28,12 +30,16 @@ std::string first_nonfinite_grad(const std::vector<NamedParam>& params) {
   return {};
 }
 
-// The run directory; a stored config is re-resolved against today's schema before it is compared.
-RunDir open_run_dir(const Config& cfg, const std::string& yaml, const TrainCommand& cmd) {
-  return RunDir(cmd.run_dir, cfg.get_string("experiment"), yaml, cmd.overrides,
-                [](const std::string& stored, const std::string& path) {
-                  return to_yaml(validate_section(parse_config(stored, path), experiment_schema()));
-                });
+// A stored config is re-resolved against today's schema before it is compared.
+std::string resolve_stored(const std::string& stored, const std::string& path) {
+  return to_yaml(validate_section(parse_config(stored, path), experiment_schema()));
+}
+
+// The longest item of a data set (tokens, pixels or frames): the sequence the memory estimate uses.
+int64_t longest_item(const data::Dataset& d) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < d.size(); ++i) n = std::max(n, d.length(i));
+  return n;
 }
 
 data::LoaderOptions training_loader_options(const Config& cfg) {
@@ -61,40 +67,83 @@ Trainer::Trainer(Config cfg, const TrainCommand& cmd)
       yaml_(to_yaml(cfg_)),
       options_(train_options(cfg_)),
       threads_(set_threads(cfg_)),
-      run_dir_(open_run_dir(cfg_, yaml_, cmd)),
-      checkpoints_(run_dir_.checkpoints(), options_.keep_last, options_.keep_every),
-      schedule_(schedule_options(cfg_)) {
-  run_dir_.log(fmt::format("lintra {} train: run directory {}{} ({} threads)", LINTRA_VERSION, run_dir_.path(),
-                           run_dir_.existed() ? " (resuming)" : "", threads_));
+      schedule_(schedule_options(cfg_)),
+      device_(experiment_device(cfg_)) {
+  if (cmd.run_dir.empty()) check_experiment_name(cfg_);
+  const std::string dir = cmd.run_dir.empty() ? default_run_dir(cfg_.get_string("experiment")) : cmd.run_dir;
+  const bool resuming = RunDir::holds_run(dir);
+  if (resuming) open_run_dir(dir, cmd);  // an existing run: its lock at once
+  logged([&] { build_data_and_model(); });
+  if (!resuming) open_run_dir(dir, cmd);  // a new run: only once the config, data and model are good
+  logged([&] {
+    set_up_training();
+    resume();
+  });
+}
+
+template <typename F>
+auto Trainer::logged(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (run_dir_) run_dir_->log_quietly(fmt::format("error: {}", e.what()));
+    throw;
+  }
+}
+
+void Trainer::say(const std::string& line) {
+  if (run_dir_) return run_dir_->log(line);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  early_lines_.push_back(line);
+}
+
+void Trainer::open_run_dir(const std::string& dir, const TrainCommand& cmd) {
+  run_dir_.emplace(dir, yaml_, cmd.overrides, resolve_stored);
+  run_dir_->log(fmt::format("lintra {} train: run directory {}{} ({} threads)", LINTRA_VERSION, run_dir_->path(),
+                            run_dir_->existed() ? " (resuming)" : "", threads_));
+  for (const std::string& line : early_lines_) run_dir_->log_quietly(line);
+  early_lines_.clear();
+}
+
+// The data, then the model once its estimated size fits in memory (printed before it is allocated).
+void Trainer::build_data_and_model() {
   data_ = build_data(cfg_);
-  run_dir_.log(fmt::format("data: train {} ({} samples, digest {}), eval {} ({} samples, digest {})",
-                           data_.train->name(), data_.train->size(), data::digest_hex(data_.train->content_digest()),
-                           data_.eval->name(), data_.eval->size(), data::digest_hex(data_.eval->content_digest())));
+  say(fmt::format("data: train {} ({} samples, digest {}), eval {} ({} samples, digest {})", data_.train->name(),
+                  data_.train->size(), data::digest_hex(data_.train->content_digest()), data_.eval->name(),
+                  data_.eval->size(), data::digest_hex(data_.eval->content_digest())));
+  const ModelSize size = estimate_model_size(cfg_, longest_item(*data_.train));
+  const double available = available_memory_bytes();
+  say(fmt::format("model: {}; {} available", size.describe(), human_bytes(available)));
+  check_fits_in_memory(cfg_, size, available);
   model_ = build_model(cfg_);
-  run_dir_.log(fmt::format("model: {} parameters\n{}", model_->num_parameters(), model_->describe()));
+  model_->to(device_);
+  say(fmt::format("model: {} parameters on {}\n{}", model_->num_parameters(), device_, model_->describe()));
+}
+
+void Trainer::set_up_training() {
+  checkpoints_.emplace(run_dir_->checkpoints(), options_.keep_last, options_.keep_every);
   for (const auto& [name, v] : model_->named_parameters()) params_.push_back({name, v});
   optimizer_ = make_optimizer(params_, optimizer_options(cfg_));
   loader_ = std::make_unique<data::DataLoader>(*data_.train, training_loader_options(cfg_));
   best_metric_ = options_.best_metric.empty() ? model_->primary_metric() : options_.best_metric;
   const std::string monitor = schedule_options(cfg_).monitor;
   monitored_metric_ = monitor.empty() ? best_metric_ : monitor;
-  resume();
 }
 
+// The newest complete checkpoint, and metrics.jsonl cut back to it (what came after is done again).
 void Trainer::resume() {
-  auto latest = checkpoints_.load_latest([&](const std::string& m) { run_dir_.log(m); });
-  if (!latest) return;
-  restore_checkpoint(latest->data, *model_, *optimizer_, schedule_, *loader_, state_);
-  run_dir_.log(fmt::format("resumed from {} at step {}", latest->path, state_.step));
+  auto latest = checkpoints_->load_latest([&](const std::string& m) { run_dir_->log(m); });
+  if (latest) {
+    restore_checkpoint(latest->data, *model_, *optimizer_, schedule_, *loader_, state_);
+    run_dir_->log(fmt::format("resumed from {} at step {}", latest->path, state_.step));
+  }
+  run_dir_->resume_metrics_at(state_.step);
 }
 
 // --- one update ------------------------------------------------------------------------------------
 
 // The device seam: batches come from the loader on the CPU and go where the model lives (device_).
-nn::ModelBatch Trainer::to_device(const data::Batch& batch) const {
-  LINTRA_CHECK(device_ == Device::cpu, "train: the model lives on {}, and lintra trains on the CPU only", device_);
-  return to_model_batch(batch);
-}
+nn::ModelBatch Trainer::to_device(const data::Batch& batch) const { return to_model_batch(batch).to(device_); }
 
 Trainer::Update Trainer::update() {
   optimizer_->set_lr(schedule_.lr_at(state_.step));
@@ -104,7 +153,7 @@ Trainer::Update Trainer::update() {
     data::Batch batch = loader_->next();
     nn::ModelOutput out = model_->loss(to_device(batch));
     Var scaled = options_.grad_accum == 1 ? out.loss : mul(out.loss, 1.0 / double(options_.grad_accum));
-    loss_sum += out.loss.item();
+    loss_sum += nn::host_scalar(out.loss.data());
     scaled.backward();
     nn::accumulate_sums(window_sums_, out.sums);
     window_items_ += batch.size();
@@ -136,7 +185,7 @@ bool Trainer::skip_nonfinite(double loss) {
   LINTRA_CHECK(options_.nan_policy == "skip", "train: {} is not finite at step {} (train.nan_policy: error)", what,
                state_.step + 1);
   ++state_.nan_skips;
-  run_dir_.log(fmt::format("step {}: {} is not finite; update skipped ({} in a row)", state_.step + 1, what,
+  run_dir_->log(fmt::format("step {}: {} is not finite; update skipped ({} in a row)", state_.step + 1, what,
                            state_.nan_skips));
   LINTRA_CHECK(state_.nan_skips <= options_.max_nan_skips,
                "train: {} consecutive non-finite updates (train.max_nan_skips: {})", state_.nan_skips,
@@ -157,14 +206,16 @@ void Trainer::log_window(const Update& u) {
   m["grad_norm"] = u.grad_norm;
   m["items_per_s"] = dt > 0 ? double(window_items_) / dt : 0;
   m["wall_time"] = wall_time();
-  run_dir_.metrics("train", m);
+  m["train_seconds"] = state_.train_seconds;
+  run_dir_->metrics("train", m);
   const double rate = m["items_per_s"];
   const double items_per_update = double(cfg_.get_int("data.batch_size") * options_.grad_accum);
-  const double remaining = rate > 0 ? double(options_.steps - state_.step) * items_per_update / rate : 0;
+  double remaining = rate > 0 ? double(options_.steps - state_.step) * items_per_update / rate : 0;
+  if (options_.time_budget > 0) remaining = std::min(remaining, std::max(0.0, options_.time_budget - state_.train_seconds));
   const std::string line = fmt::format("step {}/{}  loss {:.4f}  {:.1f} {}/s  lr {:.2e}  ETA {:.0f}s", state_.step,
                                        options_.steps, m.count("loss") ? m["loss"] : u.loss, rate, model_->item_name(),
                                        optimizer_->lr(), remaining);
-  const bool last = state_.step == options_.steps;
+  const bool last = finished();
   if (isatty(STDERR_FILENO)) {
     std::fprintf(stderr, "\r%-100s", line.c_str());
     if (last) std::fprintf(stderr, "\n");
@@ -178,9 +229,10 @@ void Trainer::log_window(const Update& u) {
 
 // --- evaluation ------------------------------------------------------------------------------------
 
-bool Trainer::evaluate() {
-  std::map<std::string, double> m =
-      evaluate_model(*model_, *data_.eval, eval_batch_size(cfg_), options_.eval_batches).metrics;
+// Periodic evaluations read train.eval_batches batches; the final one (final) the whole eval split.
+bool Trainer::evaluate(bool final) {
+  const Evaluation e = evaluate_model(*model_, *data_.eval, eval_batch_size(cfg_), final ? 0 : options_.eval_batches);
+  std::map<std::string, double> m = e.metrics;
   LINTRA_CHECK(schedule_.name() != "plateau" || m.count(monitored_metric_),
                "schedule.monitor: the evaluation gives no metric '{}' (it gives: {})", monitored_metric_,
                fmt::join(std::views::keys(m), ", "));
@@ -193,12 +245,15 @@ bool Trainer::evaluate() {
   m["step"] = double(state_.step);
   m["epoch"] = double(loader_->position().epoch);
   m["wall_time"] = wall_time();
-  run_dir_.metrics("eval", m);
+  m["train_seconds"] = state_.train_seconds;
+  m["eval_batches"] = double(e.batches);
+  run_dir_->metrics("eval", m);
   std::string summary;
   for (const auto& [k, v] : m)
-    if (k != "step" && k != "epoch" && k != "wall_time") summary += fmt::format("  {} {:.4f}", k, v);
+    if (k != "step" && k != "epoch" && k != "wall_time" && k != "train_seconds" && k != "eval_batches")
+      summary += fmt::format("  {} {:.4f}", k, v);
   if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
-  run_dir_.log(fmt::format("eval at step {}:{}", state_.step, summary));
+  run_dir_->log(fmt::format("eval at step {}:{}", state_.step, summary));
   return is_best;
 }
 
@@ -208,8 +263,8 @@ std::string Trainer::save(bool best) {
   state_.wall_time = wall_time();
   CheckpointData c = collect_checkpoint(*model_, *optimizer_, schedule_, *loader_, state_, yaml_,
                                         uint64_t(cfg_.get_int("seed")));
-  std::string path = checkpoints_.save(state_.step, c);
-  if (best) checkpoints_.save_best(c);
+  std::string path = checkpoints_->save(state_.step, c);
+  if (best) checkpoints_->save_best(c);
   return path;
 }
 
@@ -217,28 +272,50 @@ double Trainer::wall_time() const { return wall_before_ + seconds_since(start_);
 
 // --- the loop --------------------------------------------------------------------------------------
 
+bool Trainer::budget_spent() const { return options_.time_budget > 0 && state_.train_seconds >= options_.time_budget; }
+
+bool Trainer::finished() const { return state_.step >= options_.steps || budget_spent(); }
+
 int Trainer::run() {
+  return logged([&] { return loop(); });
+}
+
+int Trainer::loop() {
   StopSignal stop;
   start_ = window_start_ = std::chrono::steady_clock::now();
   wall_before_ = state_.wall_time;
   auto every = [&](int64_t n) { return n > 0 && state_.step % n == 0; };
-  while (state_.step < options_.steps) {
+  while (!finished()) {
     if (stop.stop_requested()) {
       const std::string path = save(false);
-      run_dir_.log(fmt::format("stopped by a signal at step {}; checkpoint {} written. Run the same command to resume.",
-                               state_.step, path));
+      run_dir_->log(fmt::format("stopped by a signal at step {}; checkpoint {} written. Run the same command to resume.",
+                                state_.step, path));
       return 130;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     const Update u = update();
-    if (u.skipped) continue;
-    const bool last = state_.step == options_.steps;
+    state_.train_seconds += seconds_since(t0);  // what train.time_budget counts
+    if (u.skipped) {
+      if (finished()) save(false);  // the budget ran out on a skipped update: keep what was trained
+      continue;
+    }
+    const bool last = finished();
     if (every(options_.log_every) || last) log_window(u);
-    const bool is_best = (every(options_.eval_every) || last) && evaluate();
+    const bool is_best = (every(options_.eval_every) || last) && evaluate(last);
     if (every(options_.checkpoint_every) || last || is_best) save(is_best);
   }
-  run_dir_.log(fmt::format("finished {} steps in {:.1f}s (this process: {:.1f}s)", state_.step, wall_time(),
-                           seconds_since(start_)));
+  log_end();
   return 0;
+}
+
+void Trainer::log_end() {
+  if (state_.step < options_.steps) {
+    run_dir_->log(fmt::format("time budget reached: {:.1f}s of training (train.time_budget {:g}) at step {} of {}; "
+                              "raise train.time_budget (or set it to 0) and run again to continue",
+                              state_.train_seconds, options_.time_budget, state_.step, options_.steps));
+  }
+  run_dir_->log(fmt::format("finished {} steps in {:.1f}s (this process: {:.1f}s; {:.1f}s of training in all)",
+                            state_.step, wall_time(), seconds_since(start_), state_.train_seconds));
 }
 
 int run_train(const TrainCommand& cmd) {

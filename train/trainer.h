@@ -1,16 +1,27 @@
 // trainer.h — `lintra train`: the one training loop for every experiment.
 //
 // A Trainer is built from a TrainCommand (set-up: resolves the config — files merged left to right,
-// then key=value overrides —, opens the run directory, builds data, model, optimizer and schedule
-// from it, and resumes from the newest complete checkpoint when the run directory already holds this
-// config), then run() repeats one update until train.steps, evaluating, logging to metrics.jsonl
-// and checkpointing (retention, best.h5) as the config says.
+// then key=value overrides —, builds the data and, once its estimated size fits in memory, the model,
+// opens the run directory (locked for this process: train/run_lock.h), builds optimizer and
+// schedule, and resumes from the newest complete checkpoint when the run directory already holds this
+// config), then run() repeats one update until train.steps or train.time_budget, evaluating, logging
+// to metrics.jsonl and checkpointing (retention, best.h5) as the config says.
+//
+// A new run directory is made only once the config, the data and the model have passed their checks
+// (a mistake leaves nothing on disk); an existing one is opened first, so that its lock is taken at
+// once. Every error after the run directory is open goes to its train.log too.
+//
+// train.time_budget (seconds; 0: none) counts the seconds spent in updates — not evaluation, not
+// checkpointing — over every process of the run (TrainState::train_seconds, saved in each
+// checkpoint): the run stops as if it had reached train.steps (a final evaluation and checkpoint)
+// at the first update that brings it to the budget, and a resumed run continues the same budget.
 //
 // Its parts, one member function each: set-up (the constructor), update(), evaluate(), save() and
 // restore() (train/train_state.h), and the stop check (train/stop_signal.h). Two seams for what
 // one process on one CPU does not need:
-//   - the device the model lives on (device_; the model is built there and to_device() moves each
-//     batch to it), for the CUDA backend;
+//   - the device the model lives on (device_, the config's `device`: checked before anything is
+//     written; the model is built on the CPU and moved there, and to_device() moves each batch to
+//     it; checkpoints hold CPU tensors, so a run may resume on another device);
 //   - averaging gradients across processes (GradientAverager, called between backward and the
 //     optimizer step), for data-parallel training.
 //
@@ -21,6 +32,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +74,7 @@ class SingleProcess final : public GradientAverager {
 class Trainer {
  public:
   Trainer(Config cfg, const TrainCommand& cmd);
-  // Trains until train.steps or a stop signal; returns the exit status (0 or 130).
+  // Trains until train.steps, train.time_budget or a stop signal; returns the exit status (0 or 130).
   int run();
 
  private:
@@ -71,12 +83,22 @@ class Trainer {
     double grad_norm = 0;  // global norm before clipping
     bool skipped = false;  // non-finite loss or gradient under nan_policy: skip
   };
+  void open_run_dir(const std::string& dir, const TrainCommand& cmd);
+  void build_data_and_model();
+  void set_up_training();
+  template <typename F>
+  auto logged(F&& f) -> decltype(f());  // f(), its lintra::Error also written to train.log
+  void say(const std::string& line);   // train.log when open, else stderr (and train.log once open)
   void resume();
+  int loop();
+  bool finished() const;     // train.steps reached, or the time budget spent
+  bool budget_spent() const;
+  void log_end();
   Update update();
   bool skip_nonfinite(double loss);
   nn::ModelBatch to_device(const data::Batch& batch) const;
   void log_window(const Update& u);
-  bool evaluate();  // true when the evaluation set a new best
+  bool evaluate(bool final);  // true when the evaluation set a new best
   std::string save(bool best);
   double wall_time() const;
 
@@ -85,9 +107,10 @@ class Trainer {
   std::string yaml_;
   TrainOptions options_;
   int threads_;
-  RunDir run_dir_;
-  CheckpointManager checkpoints_;
   Schedule schedule_;
+  std::vector<std::string> early_lines_;  // said before the run directory was open
+  std::optional<RunDir> run_dir_;
+  std::optional<CheckpointManager> checkpoints_;
   Device device_ = Device::cpu;
   DataSplits data_;
   std::shared_ptr<nn::Model> model_;

@@ -2,7 +2,10 @@
 // implementation is compiled into this file, static, so no symbol can clash with libstb).
 #include "data/files/png.h"
 
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "core/error.h"
@@ -20,6 +23,15 @@ namespace lintra::data {
 
 namespace {
 
+// Why a file cannot be opened for writing: the system's reason, and for a missing folder which one.
+std::string open_failure(const std::string& path, int err) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (err == ENOENT && !parent.empty() && !std::filesystem::exists(parent, ec))
+    return fmt::format("{} (the folder '{}' does not exist)", std::strerror(err), parent.string());
+  return std::strerror(err);
+}
+
 void encode_and_write(const uint8_t* pixels, int64_t W, int64_t H, int64_t channels, const std::string& path,
                       const char* what) {
   std::string png;
@@ -28,11 +40,13 @@ void encode_and_write(const uint8_t* pixels, int64_t W, int64_t H, int64_t chann
   };
   const int ok = stbi_write_png_to_func(append, &png, int(W), int(H), int(channels), pixels, int(W * channels));
   LINTRA_CHECK(ok != 0, "{}: PNG encoding failed for a {}x{} image", what, W, H);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  LINTRA_CHECK(out.good(), "{}: cannot open '{}' for writing (does its directory exist?)", what, path);
-  out.write(png.data(), std::streamsize(png.size()));
-  out.close();
-  LINTRA_CHECK(!out.fail(), "{}: writing '{}' failed (disk full?)", what, path);
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  LINTRA_CHECK(out != nullptr, "{}: cannot open '{}' for writing: {}", what, path, open_failure(path, errno));
+  const size_t written = std::fwrite(png.data(), 1, png.size(), out);
+  const int write_err = errno;
+  const bool closed = std::fclose(out) == 0;
+  LINTRA_CHECK(written == png.size() && closed, "{}: writing '{}' failed: {}", what, path,
+               std::strerror(written == png.size() ? errno : write_err));
 }
 
 }  // namespace
@@ -73,13 +87,5 @@ void write_png_grid(const Tensor& images, int64_t rows, int64_t cols, int64_t he
   encode_and_write(canvas.data(), W, H, channels, path, what);
 }
 
-void write_png_rgb(const std::vector<uint8_t>& rgb, int64_t width, int64_t height, const std::string& path) {
-  constexpr const char* what = "write_png_rgb";
-  LINTRA_CHECK(width >= 1 && height >= 1 && width <= (1 << 15) && height <= (1 << 15),
-               "{}: the image must be 1..32768 pixels per side, got {}x{}", what, width, height);
-  LINTRA_CHECK(rgb.size() == size_t(width * height * 3), "{}: a {}x{} RGB image needs {} bytes, got {}", what,
-               width, height, width * height * 3, rgb.size());
-  encode_and_write(rgb.data(), width, height, 3, path, what);
-}
 
 }  // namespace lintra::data

@@ -41,7 +41,9 @@ Cifar10Dataset Cifar10Dataset::from_files(const std::vector<fs::path>& files, st
 Cifar10Dataset::Cifar10Dataset(const std::vector<fs::path>& files, std::string name) : name_(std::move(name)) {
   LINTRA_CHECK(!files.empty(), "Cifar10Dataset '{}': no files given", name_);
   for (const fs::path& path : files) {
-    LINTRA_CHECK(fs::exists(path), "missing CIFAR-10 file '{}' (expected the cifar-10-batches-bin layout)",
+    LINTRA_CHECK(fs::exists(path),
+                 "missing CIFAR-10 file '{}' (expected the cifar-10-batches-bin layout: data_batch_1.bin … "
+                 "data_batch_5.bin and test_batch.bin; for photos32, `lintra data prepare photos32` writes it)",
                  path.string());
   }
   for (const fs::path& path : files) {

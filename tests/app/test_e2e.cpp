@@ -7,7 +7,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,76 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/app/lintra_process.h"
+
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
-extern char** environ;
-
-namespace {
-
-const std::string kLintra = LINTRA_BINARY;
-const std::string kSource = LINTRA_SOURCE_DIR;
-
-struct Result {
-  int status = -1;
-  std::string output;
-};
-
-// Runs a shell command, capturing stdout+stderr.
-Result run(const std::string& cmd) {
-  Result r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/lintra-e2e-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// The smoke copy config with a few more updates, so that checkpoints fall mid-epoch.
-std::string train_cmd(const std::string& run_dir, int steps = 12) {
-  return kLintra + " train " + kSource + "/configs/copy/smoke/softmax.yaml threads=1 train.steps=" +
-         std::to_string(steps) + " train.checkpoint_every=4 train.log_every=1 --run-dir " + run_dir;
-}
-
-// The values of `key` on the training lines of a run's metrics.jsonl, in order.
-std::vector<double> train_values(const std::string& run_dir, const std::string& key) {
-  std::ifstream in(run_dir + "/metrics.jsonl");
-  std::vector<double> out;
-  std::string line;
-  const std::string field = "\"" + key + "\":";
-  while (std::getline(in, line)) {
-    if (line.find("\"split\":\"train\"") == std::string::npos) continue;
-    auto pos = line.find(field);
-    if (pos != std::string::npos) out.push_back(std::stod(line.substr(pos + field.size())));
-  }
-  return out;
-}
-
-std::vector<double> train_losses(const std::string& run_dir) { return train_values(run_dir, "loss"); }
-
-pid_t spawn(const std::string& cmd) {
-  pid_t pid;
-  std::string full = "exec " + cmd + " > /dev/null 2>&1";
-  const char* argv[] = {"/bin/sh", "-c", full.c_str(), nullptr};
-  EXPECT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
-  return pid;
-}
-
-}  // namespace
+using namespace lintra::testing;
 
 TEST(AppEndToEnd, CopyRunLearnsWritesMetricsAndCheckpointsThatEvalAndInfoRead) {
   TempDir t;
@@ -160,6 +96,11 @@ TEST(AppEndToEnd, SigkillAfterACheckpointThenResumeEqualsAnUninterruptedRun) {
                    "b=h5py.File(sys.argv[2])['/trainer/loss_history'][:]; print('same' if (a==b).all() and len(a)==" +
                    std::to_string(steps) + " else 'differ')\" " + t.path() + "/full" + last + " " + dir + last);
     if (h.status == 0) EXPECT_THAT(h.output, HasSubstr("same"));
+    // metrics.jsonl holds each training step once (the lines the killed process wrote after its last
+    // checkpoint were dropped when the run resumed).
+    std::vector<double> logged = train_values(dir, "step");
+    EXPECT_EQ(logged.size(), size_t(steps)) << "trial " << trial;
+    for (size_t i = 0; i < logged.size(); ++i) EXPECT_EQ(logged[i], double(i + 1)) << "trial " << trial;
   }
 }
 
@@ -245,8 +186,15 @@ TEST(AppEndToEnd, ReproduceCopySmokeTrainsEveryRowAndWritesTheTableAndPlot) {
   for (const char* row : {"| softmax |", "| linear |", "| lsh-4 |"}) EXPECT_THAT(ss.str(), HasSubstr(row));
   EXPECT_THAT(ss.str(), HasSubstr("lintra train " + kSource + "/configs/copy/smoke/linear.yaml"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.svg"));
   for (const char* row : {"softmax", "linear", "lsh-4"})
-    EXPECT_TRUE(fs::exists(t.path() + "/runs/copy-smoke/" + row + "/checkpoints/latest")) << row;
+    EXPECT_TRUE(fs::exists(t.path() + "/runs/copy-smoke/" + row + "/seed-1/checkpoints/latest")) << row;
+  // One seed at smoke scale: every claim is inconclusive, and the file says why.
+  EXPECT_THAT(ss.str(), HasSubstr("## The paper's claims, checked"));
+  EXPECT_THAT(ss.str(), HasSubstr("**inconclusive at this budget**"));
+  EXPECT_THAT(ss.str(), HasSubstr("one seed per row"));
+  EXPECT_THAT(ss.str(), Not(HasSubstr("— **holds**")));
+  EXPECT_THAT(ss.str(), Not(HasSubstr("— **does not hold**")));
   // A second call reads the finished rows instead of training them again.
   Result again = run("cd " + t.path() + " && " + kLintra + " reproduce copy --scale smoke --configs-dir " + kSource +
                      "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
@@ -282,11 +230,12 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
     const std::string md = read(table + "-smoke.md");
     ASSERT_FALSE(md.empty()) << table;
     EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.png")) << table;
+    EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.svg")) << table;
     for (const auto& row : names) {
       EXPECT_THAT(md, HasSubstr("| " + row + " |")) << table;
       EXPECT_THAT(md, HasSubstr("configs/" + table + "/smoke/" + row + ".yaml")) << table;
       // Every row evaluated: its run directory holds an eval line.
-      std::ifstream m(t.path() + "/runs/" + table + "-smoke/" + row + "/metrics.jsonl");
+      std::ifstream m(t.path() + "/runs/" + table + "-smoke/" + row + "/seed-1/metrics.jsonl");
       std::stringstream ms;
       ms << m.rdbuf();
       EXPECT_THAT(ms.str(), HasSubstr("\"split\":\"eval\"")) << table << " " << row;
@@ -307,6 +256,7 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
   for (const char* v : {"| softmax |", "| causal-linear |", "reformer:rounds=4"}) EXPECT_THAT(scaling, HasSubstr(v));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.svg"));
 }
 
 // A run directory whose config.yaml predates a schema key (the key absent, its default now) still
@@ -335,7 +285,9 @@ TEST(AppEndToEnd, RunMadeBeforeANewSchemaKeyResumesAndAChangedValueIsRefused) {
   Result again = run(kLintra + " train " + cfg + "train.steps=2 --run-dir " + dir);
   EXPECT_EQ(again.status, 0) << again.output;
   EXPECT_THAT(again.output, HasSubstr("resumed from"));
-  Result changed = run(kLintra + " train " + cfg + "train.steps=3 --run-dir " + dir);
+  // (train.steps may be raised on resume; a width may not change.)
+  Result changed = run(kLintra + " train " + cfg + "train.steps=2 model.d_query=8 --run-dir " + dir);
   EXPECT_EQ(changed.status, 2) << changed.output;
   EXPECT_THAT(changed.output, HasSubstr("the run directory was made with another config"));
+  EXPECT_THAT(changed.output, HasSubstr("model.d_query: `16` in the run directory, `8` now"));
 }

@@ -146,22 +146,29 @@ struct LoadedCheckpoint {
 // file in `dir` is ever touched.
 // What a user may name on the command line for "a checkpoint": an .h5 file; a `latest` pointer
 // file (→ the file it names beside it); a checkpoints/ folder or a run directory holding one (→ its
-// `latest`). Throws naming the argument when it resolves to nothing.
-std::string resolve_checkpoint_path(const std::string& argument);
+// `latest`). When `latest` is missing or names a file that is gone, it falls back as `lintra train`
+// does to the newest step_<N>.h5 that verifies, saying so through `log`. Throws naming the argument
+// when it resolves to nothing.
+std::string resolve_checkpoint_path(const std::string& argument,
+                                    const std::function<void(const std::string&)>& log = {});
 
 class CheckpointManager {
  public:
   using Log = std::function<void(const std::string&)>;
 
-  CheckpointManager(std::string dir, int64_t keep_last = 3, int64_t keep_every = 0);
+  // create: make `dir` when missing (false: only read what is there).
+  CheckpointManager(std::string dir, int64_t keep_last = 3, int64_t keep_every = 0, bool create = true);
 
   // Saves step_<step>.h5, then points `latest` at it, then applies retention. Returns its path.
   std::string save(int64_t step, const CheckpointData& data);
   std::string save_best(const CheckpointData& data);  // dir/best.h5
 
   // The newest step file that loads and verifies. A broken one is skipped with a loud message
-  // through `log`, falling back to the one before. nullopt when there is none.
+  // through `log`, falling back to the one before; a note says when `latest` names another file
+  // (older, or one that no longer exists). nullopt when there is none.
   std::optional<LoadedCheckpoint> load_latest(const Log& log = {}) const;
+  // The path load_latest would load, found by verifying (the tensors are not kept).
+  std::optional<std::string> newest_complete(const Log& log = {}) const;
 
   std::vector<int64_t> steps() const;  // of the step_<N>.h5 files present, ascending
   std::string path_for_step(int64_t step) const;
@@ -169,6 +176,7 @@ class CheckpointManager {
   const std::string& dir() const { return dir_; }
 
  private:
+  std::string latest_note(const std::string& chosen) const;
   void remove_stale_tmp() const;
   void apply_retention() const;
 

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/ranges.h>
+
 #include "train/checkpoint/checkpoint.h"
 #include "train/checkpoint/detail.h"
 
@@ -84,10 +86,11 @@ int64_t parse_step(const std::string& name) {
 
 }  // namespace
 
-CheckpointManager::CheckpointManager(std::string dir, int64_t keep_last, int64_t keep_every)
+CheckpointManager::CheckpointManager(std::string dir, int64_t keep_last, int64_t keep_every, bool create)
     : dir_(std::move(dir)), keep_last_(keep_last), keep_every_(keep_every) {
   if (keep_last_ < 1) throw Error(fmt::format("{}: keep_last must be at least 1, got {}", dir_, keep_last_));
   if (keep_every_ < 0) throw Error(fmt::format("{}: keep_every must be 0 (off) or positive, got {}", dir_, keep_every_));
+  if (!create) return;
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec || !fs::is_directory(dir_)) {
@@ -110,7 +113,7 @@ std::vector<int64_t> CheckpointManager::steps() const {
   return out;
 }
 
-std::string resolve_checkpoint_path(const std::string& argument) {
+std::string resolve_checkpoint_path(const std::string& argument, const std::function<void(const std::string&)>& log) {
   const fs::path p(argument);
   std::error_code ec;
   LINTRA_CHECK(fs::exists(p, ec), "{}: no such file or directory", argument);
@@ -122,13 +125,21 @@ std::string resolve_checkpoint_path(const std::string& argument) {
   } else {
     return argument;
   }
-  const std::optional<std::string> name = CheckpointManager(dir.string()).latest_name();
-  LINTRA_CHECK(name.has_value(), "{}: no checkpoint here (no 'latest' pointer file at {})", argument,
-               (dir / "latest").string());
-  const fs::path file = dir / *name;
-  LINTRA_CHECK(fs::is_regular_file(file, ec), "{}: {} names {}, which does not exist", argument,
-               (dir / "latest").string(), file.string());
-  return file.string();
+  const CheckpointManager manager(dir.string(), 1, 0, /*create=*/false);
+  const std::optional<std::string> name = manager.latest_name();
+  if (name && fs::is_regular_file(dir / *name, ec)) return (dir / *name).string();
+  // Like `lintra train` resuming: the newest step file that verifies.
+  std::optional<std::string> newest = manager.newest_complete(log);
+  LINTRA_CHECK(newest.has_value(), "{}: no usable checkpoint here ({}; no step_<N>.h5 in {} verifies)", argument,
+               name ? fmt::format("{} names {}, which does not exist", (dir / "latest").string(), *name)
+                    : fmt::format("no 'latest' pointer file at {}", (dir / "latest").string()),
+               dir.string());
+  if (log)
+    log(fmt::format("note: {}; using {}, the newest complete checkpoint",
+                    name ? fmt::format("{} names {}, which does not exist", (dir / "latest").string(), *name)
+                         : fmt::format("{} has no 'latest' pointer file", dir.string()),
+                    *newest));
+  return *newest;
 }
 
 std::optional<std::string> CheckpointManager::latest_name() const {
@@ -181,9 +192,22 @@ std::string CheckpointManager::save_best(const CheckpointData& data) {
   return path;
 }
 
+// What the resumed-from checkpoint is, against what `latest` says (a note only when they differ).
+std::string CheckpointManager::latest_note(const std::string& chosen) const {
+  const std::optional<std::string> latest = latest_name();
+  const std::string chosen_name = fs::path(chosen).filename().string();
+  if (!latest || *latest == chosen_name) return {};
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir_) / *latest, ec))
+    return fmt::format("note: {}/latest names {}, which does not exist; using {}, the newest complete checkpoint", dir_,
+                       *latest, chosen);
+  if (parse_step(*latest) < parse_step(chosen_name))
+    return fmt::format("note: {}/latest names {}, but {} is newer and complete; using it", dir_, *latest, chosen);
+  return fmt::format("note: {}/latest names {}; using {}, the newest complete checkpoint", dir_, *latest, chosen);
+}
+
 std::optional<LoadedCheckpoint> CheckpointManager::load_latest(const Log& log) const {
   std::vector<int64_t> all = steps();
-  std::optional<std::string> latest = latest_name();
   int64_t skipped = 0;
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     std::string path = path_for_step(*it);
@@ -192,8 +216,8 @@ std::optional<LoadedCheckpoint> CheckpointManager::load_latest(const Log& log) c
       if (log && skipped > 0) {
         log(fmt::format("WARNING: resuming from the older checkpoint {} after skipping {} broken one(s)", path,
                         skipped));
-      } else if (log && latest && *latest != fs::path(path).filename().string()) {
-        log(fmt::format("note: {}/latest names {}, but {} is newer and complete; using it", dir_, *latest, path));
+      } else if (const std::string note = latest_note(path); log && !note.empty()) {
+        log(note);
       }
       return LoadedCheckpoint{path, std::move(data)};
     } catch (const Error& e) {
@@ -202,6 +226,17 @@ std::optional<LoadedCheckpoint> CheckpointManager::load_latest(const Log& log) c
     }
   }
   if (log && skipped > 0) log(fmt::format("WARNING: {}: none of the {} checkpoints is usable", dir_, skipped));
+  return std::nullopt;
+}
+
+std::optional<std::string> CheckpointManager::newest_complete(const Log& log) const {
+  std::vector<int64_t> all = steps();
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    const std::string path = path_for_step(*it);
+    const VerifyReport r = verify_checkpoint(path);
+    if (r.ok) return path;
+    if (log) log(fmt::format("WARNING: skipping broken checkpoint {}:\n  {}", path, fmt::join(r.problems, "\n  ")));
+  }
   return std::nullopt;
 }
 

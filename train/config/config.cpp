@@ -67,9 +67,9 @@ ConfigNode ConfigNode::null(Origin origin) {
 ConfigNode ConfigNode::make_scalar(std::string text, Origin origin, bool quoted) {
   ConfigNode n;
   n.kind = Kind::Scalar;
-  // Keep `quoted` only where it changes the meaning: "4" stays a string, "abc" needs no mark.
+  // Keep `quoted` only where it changes the meaning: "4" and "~default" stay strings, "abc" needs no mark.
   ScalarForm form = classify_plain(text);
-  n.quoted = form == ScalarForm::Null || (quoted && form != ScalarForm::String);
+  n.quoted = form == ScalarForm::Null || (quoted && (form != ScalarForm::String || text == kResetToDefault));
   n.scalar = std::move(text);
   n.origin = std::move(origin);
   return n;
@@ -87,6 +87,10 @@ ConfigNode ConfigNode::mapping(Origin origin) {
   n.kind = Kind::Mapping;
   n.origin = std::move(origin);
   return n;
+}
+
+bool is_reset_to_default(const ConfigNode& node) {
+  return node.is_scalar() && !node.quoted && node.scalar == kResetToDefault;
 }
 
 const ConfigNode::Entry* ConfigNode::find_entry(std::string_view key) const {
@@ -511,6 +515,7 @@ std::string canonical_double(double v) {
 
 std::string emit_scalar(const ConfigNode& node) {
   if (node.is_null()) return "null";
+  if (is_reset_to_default(node)) return kResetToDefault;  // plain: YAML reads `~default` as a string
   if (!node.quoted && plain_safe(node.scalar)) return node.scalar;
   return double_quoted(node.scalar);
 }

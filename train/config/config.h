@@ -94,6 +94,14 @@ struct ConfigNode::Entry {
   ConfigNode value;
 };
 
+// The value that resets a key to its schema default (or, for a key without one, leaves it unset),
+// e.g. `layers: ~default` in a file or `model.layers=~default` on the command line, undoing what an
+// earlier file set. Only the plain scalar: the quoted string "~default" is that string. A null value
+// (`layers:`, `layers: null`, `model.layers=`) is an error instead: written by mistake, it would
+// silently bring back the default.
+inline constexpr const char* kResetToDefault = "~default";
+bool is_reset_to_default(const ConfigNode& node);
+
 // --- a (sub)tree with typed, dotted-key access ----------------------------------------------------
 
 class Config {
@@ -154,7 +162,7 @@ void merge_config(ConfigNode& dst, const ConfigNode& src);
 bool is_override(std::string_view arg);
 
 // Applies one `a.b.c=value` override; the value is read as YAML (`lr=1e-3`, `layers=[1,2]`, `x=`
-// is null). A plain override must name a key that is in the config, or that `schema` declares
+// is null, which validation refuses; `x=~default` resets x to its default). A plain override must name a key that is in the config, or that `schema` declares
 // with a default or as required (did-you-mean otherwise); `+a.b=value` may add a key that is absent
 // from both, such as an optional key (validation still checks it). With no schema, only keys
 // already in the config can be overridden without '+'. Mappings merge into mappings.
@@ -274,10 +282,10 @@ class Field {
 };
 
 // Validates a section (or the root) against a schema and returns it resolved: keys in schema
-// order, defaults filled in, numbers and bools in canonical form. A null value (`lr:` or
-// `lr: null`, e.g. to undo an earlier file) counts as absent: the default, or nothing. Throws
-// lintra::Error listing every problem: unknown keys (with did-you-mean and the valid keys), wrong
-// types, values out of range, enum values not allowed, missing required keys.
+// order, defaults filled in, numbers and bools in canonical form. `~default` (kResetToDefault)
+// counts as absent: the default, or nothing. Throws lintra::Error listing every problem: null
+// values (`lr:`, `lr: null`; naming `~default`), unknown keys (with did-you-mean and the valid
+// keys), wrong types, values out of range, enum values not allowed, missing required keys.
 Config validate_section(const Config& section, const Schema& schema);
 
 // A resolver for a section whose keys depend on one enum key (e.g. model.attention.type): the

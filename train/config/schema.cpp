@@ -286,31 +286,60 @@ class Validator {
     for (const ConfigNode::Entry& e : in.entries) {
       if (!schema.find(e.key)) errors.push_back(unknown_key(e, schema, path));
     }
-    for (const Field& f : schema.fields()) {
-      std::string key = join_key(path, f.name());
-      const ConfigNode::Entry* e = in.find_entry(f.name());
-      Origin key_origin = e ? e->key_origin : Origin::schema_default();
-      ConfigNode absent = ConfigNode::null(e ? e->key_origin : in.origin);
-      const ConfigNode& raw = e ? e->value : absent;
-      if (f.type() == FieldType::Section) {
-        out.set(f.name(), section(raw, *f.section_schema(), key), key_origin);
-      } else if (f.type() == FieldType::Owned) {
-        if (auto v = owned(raw, f, key)) out.set(f.name(), std::move(*v), key_origin);
-      } else if (raw.is_null()) {  // absent or null: the default
-        if (f.has_default()) {
-          if (auto v = value(f.default_value(), f, key)) out.set(f.name(), std::move(*v), key_origin);
-        } else if (f.is_required()) {
-          errors.push_back(
-              fmt::format("{}: {}: required key is not set\n{}", in.origin.str(), key, doc_line(f, key)));
-        }
-      } else if (auto v = value(raw, f, key)) {
-        out.set(f.name(), std::move(*v), key_origin);
-      }
-    }
+    for (const Field& f : schema.fields()) field(in, f, join_key(path, f.name()), out);
     return out;
   }
 
  private:
+  // One field of a section: absent or `~default` take the default, null is an error, else the value.
+  void field(const ConfigNode& in, const Field& f, const std::string& key, ConfigNode& out) {
+    const ConfigNode::Entry* e = in.find_entry(f.name());
+    if (e && e->value.is_null()) {
+      errors.push_back(null_value(e->value, f, key));
+      return;
+    }
+    const bool use_default = !e || is_reset_to_default(e->value);
+    Origin key_origin = e ? e->key_origin : Origin::schema_default();
+    const ConfigNode empty = ConfigNode::mapping(e ? e->value.origin : in.origin);
+    const ConfigNode& raw = use_default ? empty : e->value;
+    if (f.type() == FieldType::Section) {
+      out.set(f.name(), section(raw, *f.section_schema(), key), key_origin);
+    } else if (f.type() == FieldType::Owned) {
+      if (auto v = owned(raw, f, key)) out.set(f.name(), std::move(*v), key_origin);
+    } else if (use_default) {
+      if (f.has_default()) {
+        if (auto v = value(f.default_value(), f, key)) out.set(f.name(), std::move(*v), key_origin);
+      } else if (f.is_required()) {
+        const Origin& where = e ? e->value.origin : in.origin;
+        errors.push_back(fmt::format("{}: {}: required key is not set{}\n{}", where.str(), key,
+                                     e ? fmt::format(" (`{}` resets to a default, and it has none)", kResetToDefault)
+                                       : "",
+                                     doc_line(f, key)));
+      }
+    } else if (auto v = value(raw, f, key)) {
+      out.set(f.name(), std::move(*v), key_origin);
+    }
+  }
+
+  // `layers:` or `layers: null` (or `model.layers=`) is a mistake, not a request for the default: it
+  // would silently undo what an included file set.
+  static std::string null_value(const ConfigNode& v, const Field& f, const std::string& key) {
+    const bool sec = f.type() == FieldType::Section || f.type() == FieldType::Owned;
+    const std::string what = sec ? "write its keys indented below it or remove it"
+                                 : "write a value or remove the key";
+    return fmt::format("{}: {}: an empty value (null) is not a value; {}, or write `{}` to reset it to {}\n{}",
+                       v.origin.str(), key, what, kResetToDefault,
+                       sec ? std::string("the defaults of its keys")
+                           : f.has_default() ? "its default (" + default_text(f) + ")"
+                                             : std::string("unset"),
+                       doc_line(f, key));
+  }
+
+  static std::string default_text(const Field& f) {
+    auto flow = emit_flow_sequence(f.default_value());
+    return flow ? *flow : emit_scalar(f.default_value());
+  }
+
   static std::string doc_line(const Field& f, const std::string& key) {
     return fmt::format("  {}: {} [{}]", key, f.doc(), f.summary());
   }

@@ -346,7 +346,7 @@ ConfigNode& parent_mapping(Config& cfg, const std::string& key, const std::vecto
     ConfigNode::Entry* e = node->find_entry(parts[i]);
     if (!e) {
       node = &node->set(parts[i], ConfigNode::mapping(origin), origin);
-    } else if (e->value.is_null()) {
+    } else if (e->value.is_null() || is_reset_to_default(e->value)) {  // `a=~default a.b=1`: defaults but b
       e->value = ConfigNode::mapping(origin);
       node = &e->value;
     } else if (!e->value.is_mapping()) {

@@ -1,8 +1,10 @@
 // test_png.cpp — the PNG grid writer: the file decodes (stb_image, an independent decoder path) to
 // the images placed at their cells with grey padding, grey and RGB; bad inputs throw clear errors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -65,6 +67,16 @@ TEST(DataPng, RgbChannelFastest) {
   std::filesystem::remove(path);
 }
 
+// The message of the error that writing a one-pixel PNG to `path` throws.
+std::string write_error(const std::string& path) {
+  try {
+    write_png_grid(Tensor::zeros({1, 1}, DType::i64), 1, 1, 1, 1, 1, path, 0);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(DataPng, Errors) {
   const std::string path = temp_png("bad");
   auto message = [](auto&& f) -> std::string {
@@ -88,6 +100,21 @@ TEST(DataPng, Errors) {
             std::string::npos);
   EXPECT_NE(message([&] { write_png_grid(one, 1, 1, 2, 2, 1, "/nonexistent-dir/x.png"); }).find("cannot open"),
             std::string::npos);
+}
+
+// The reason a PNG cannot be written is the system's, and names the missing folder only when one is
+// missing (it used to ask "does its directory exist?" of a folder that did).
+TEST(DataPng, AnUnwritablePathSaysWhy) {
+  const std::string missing = write_error("/nonexistent-dir/x.png");
+  EXPECT_NE(missing.find("No such file or directory (the folder '/nonexistent-dir' does not exist)"), std::string::npos)
+      << missing;
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("lintra_png_dir_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir + "/x.png");  // a folder where the file should go
+  const std::string is_dir = write_error(dir + "/x.png");
+  EXPECT_NE(is_dir.find("Is a directory"), std::string::npos) << is_dir;
+  EXPECT_EQ(is_dir.find("does not exist"), std::string::npos) << is_dir;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

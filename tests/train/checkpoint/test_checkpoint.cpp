@@ -451,7 +451,7 @@ TEST(TrainCheckpointManager, ResolvesWhatAUserNamesAsACheckpoint) {
   const fs::path ckpts = run / "checkpoints";
   fs::create_directories(ckpts);
   CheckpointManager mgr(ckpts.string());
-  EXPECT_HAS(resolve_error(run.str()), "no checkpoint here (no 'latest' pointer file at");
+  EXPECT_HAS(resolve_error(run.str()), "no usable checkpoint here (no 'latest' pointer file at");
   mgr.save(5, make_data(5));
   mgr.save(6, make_data(6));
   const std::string newest = (ckpts / "step_6.h5").string();
@@ -460,8 +460,31 @@ TEST(TrainCheckpointManager, ResolvesWhatAUserNamesAsACheckpoint) {
   EXPECT_EQ(resolve_checkpoint_path(ckpts.string()), newest);
   EXPECT_EQ(resolve_checkpoint_path(run.str()), newest);
   EXPECT_HAS(resolve_error(run / "nope.h5"), "no such file or directory");
-  std::ofstream(ckpts / "latest") << "step_99.h5\n";
-  EXPECT_HAS(resolve_error(run.str()), "step_99.h5, which does not exist");
+}
+
+// `lintra eval RUN` falls back as `lintra train` does when `latest` names a file that is gone: to the
+// newest step file that verifies, saying so; and the trainer's note does not call an older file newer.
+TEST(TrainCheckpointManager, ADanglingLatestFallsBackToTheNewestCompleteWithATrueNote) {
+  TempDir run;
+  const fs::path ckpts = run / "checkpoints";
+  CheckpointManager mgr(ckpts.string(), 5);
+  for (int64_t step : {5, 6, 7}) mgr.save(step, make_data(step));
+  fs::remove(ckpts / "step_7.h5");  // `latest` still names it
+  fs::resize_file(ckpts / "step_6.h5", fs::file_size(ckpts / "step_6.h5") / 2);
+  std::vector<std::string> log;
+  const auto say = [&](const std::string& m) { log.push_back(m); };
+  EXPECT_EQ(resolve_checkpoint_path(run.str(), say), (ckpts / "step_5.h5").string());
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_HAS(log[0], "skipping broken checkpoint " + (ckpts / "step_6.h5").string());
+  EXPECT_HAS(log[1], "latest names step_7.h5, which does not exist; using " + (ckpts / "step_5.h5").string());
+  fs::remove(ckpts / "step_6.h5");
+  log.clear();
+  ASSERT_TRUE(mgr.load_latest(say).has_value());
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_HAS(log[0], "latest names step_7.h5, which does not exist; using " + (ckpts / "step_5.h5").string());
+  EXPECT_EQ(log[0].find("newer"), std::string::npos) << log[0];
+  fs::remove(ckpts / "step_5.h5");
+  EXPECT_HAS(resolve_error(run.str()), "names step_7.h5, which does not exist; no step_<N>.h5 in");
 }
 
 TEST(TrainCheckpointManager, LoadLatestSkipsABrokenNewestLoudly) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "train/config/config.h"
 
@@ -136,10 +138,38 @@ TEST_F(TrainConfig, DefaultsFillTheResolvedConfigInSchemaOrder) {
   EXPECT_EQ(cfg.section("optim").keys(), (std::vector<std::string>{"name", "lr", "weight_decay", "betas"}));
 }
 
-TEST_F(TrainConfig, NullMeansUseTheDefault) {
+// An empty value used to mean "the default" and silently undid what an included file set; now it is
+// an error naming the key and its place, and `~default` says the same on purpose.
+TEST_F(TrainConfig, NullIsAnErrorAndTildeDefaultResetsToTheDefault) {
   std::string a = write("a.yaml", "train:\n  steps: 5\nmodel:\n  layers: 9\n");
   std::string b = write("b.yaml", "model:\n  layers:\n");
-  EXPECT_EQ(load({a, b}).get_int("model.layers"), 4);
+  std::string msg = error_of([&] { load({a, b}); });
+  EXPECT_HAS(first_line(msg), b + ":2: model.layers: an empty value (null) is not a value");
+  EXPECT_HAS(first_line(msg), "`~default` to reset it to its default (4)");
+  EXPECT_HAS(error_of([&] { load({write("c.yaml", "model:\n  layers: null\n")}, {"train.steps=1"}); }),
+             "c.yaml:2: model.layers: an empty value (null)");
+  for (const char* o : {"model.layers=", "model.layers=null", "model.layers=~"})
+    EXPECT_HAS(first_line(error_of([&] { load({a}, {o}); })),
+               fmt::format("command line override `{}`: model.layers: an empty value (null)", o));
+  // An empty section would wipe out the included file's keys the same way.
+  EXPECT_HAS(error_of([&] { load({a, write("d.yaml", "model:\n")}); }),
+             "d.yaml:1: model: an empty value (null) is not a value; write its keys indented below it");
+  // The explicit reset: in a file, as an override, for a whole section, for an optional key.
+  Config reset = load({a, write("e.yaml", "model:\n  layers: ~default\n")});
+  EXPECT_EQ(reset.get_int("model.layers"), 4);
+  EXPECT_EQ(load({a}, {"model.layers=~default"}).get_int("model.layers"), 4);
+  Config sec = load({a}, {"model=~default", "model.d_model=8"});
+  EXPECT_EQ(sec.get_int("model.layers"), 4);
+  EXPECT_EQ(sec.get_int("model.d_model"), 8);
+  EXPECT_FALSE(load({a}, {"+optim.clip=1", "optim.clip=~default"}).has("optim.clip"));
+  EXPECT_HAS(error_of([&] { load({a}, {"train.steps=~default"}); }), "train.steps: required key is not set");
+  // Quoted, it is only a string, and it round-trips as one.
+  Config s = load({a}, {"data.name=\"~default\""});
+  EXPECT_EQ(s.get_string("data.name"), "~default");
+  EXPECT_EQ(parse_config(to_yaml(s), "x"), s);
+  Config plain = parse_config("model:\n  layers: ~default\n", "p");
+  EXPECT_TRUE(is_reset_to_default(plain.at("model.layers")));
+  EXPECT_EQ(parse_config(to_yaml(plain), "p"), plain);
 }
 
 // --- overrides ------------------------------------------------------------------------------------

@@ -1,0 +1,71 @@
+// test_checkpoint_commands.cpp — `lintra ckpt`, `eval` and `sample` as scripts use them: a missing
+// path is an error (exit 2) with a clear message, a place without checkpoints or a broken file exits 1,
+// and `eval RUN` falls back as `train` does when `latest` names a file that is gone.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/app/lintra_process.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace lintra::testing;
+
+namespace {
+
+// A finished 8-update copy run with checkpoints at steps 4 and 8.
+std::string trained_run(const TempDir& t) {
+  const std::string dir = t.path() + "/run";
+  Result r = run(train_cmd(dir, 8));
+  EXPECT_EQ(r.status, 0) << r.output;
+  return dir;
+}
+
+}  // namespace
+
+TEST(AppCheckpointCommands, AMissingPathExits2NamingIt) {
+  for (const char* action : {"ls", "info", "verify"}) {
+    Result r = run(kLintra + " ckpt " + action + " /missing/run");
+    EXPECT_EQ(r.status, 2) << action << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr(std::string("ckpt ") + action + ": /missing/run: no such file or directory"));
+    EXPECT_THAT(r.output, Not(HasSubstr("internal error")));
+  }
+}
+
+TEST(AppCheckpointCommands, NoCheckpointsOrABrokenOneExits1) {
+  TempDir t;
+  fs::create_directories(t.path() + "/empty/checkpoints");
+  Result ls = run(kLintra + " ckpt ls " + t.path() + "/empty");
+  EXPECT_EQ(ls.status, 1) << ls.output;
+  EXPECT_THAT(ls.output, HasSubstr("no checkpoints"));
+  const std::string junk = t.path() + "/junk.h5";
+  std::ofstream(junk) << "not a checkpoint";
+  for (const char* action : {"info", "verify", "ls"}) {
+    Result r = run(kLintra + " ckpt " + action + " " + junk);
+    EXPECT_EQ(r.status, 1) << action << ": " << r.output;
+  }
+  EXPECT_THAT(run(kLintra + " ckpt info " + junk).output, HasSubstr("verification  FAILED"));
+  const std::string dir = trained_run(t);
+  EXPECT_EQ(run(kLintra + " ckpt ls " + dir).status, 0);
+  Result info = run(kLintra + " ckpt info " + dir);  // a run directory: its latest
+  EXPECT_EQ(info.status, 0) << info.output;
+  EXPECT_THAT(info.output, HasSubstr("step          8"));
+}
+
+// Issue 17.7: `eval RUN` failed on a dangling `latest` where `train` falls back.
+TEST(AppCheckpointCommands, EvalOfARunWhoseLatestIsGoneUsesTheNewestComplete) {
+  TempDir t;
+  const std::string dir = trained_run(t);
+  fs::remove(dir + "/checkpoints/step_8.h5");
+  Result ev = run(kLintra + " eval " + dir + " --batches 1");
+  EXPECT_EQ(ev.status, 0) << ev.output;
+  EXPECT_THAT(ev.output, HasSubstr("latest names step_8.h5, which does not exist; using " + dir +
+                                   "/checkpoints/step_4.h5, the newest complete checkpoint"));
+  EXPECT_THAT(ev.output, HasSubstr("(step 4)"));
+  Result sample = run(kLintra + " sample " + dir + " -n 1");
+  EXPECT_EQ(sample.status, 0) << sample.output;
+}
