@@ -11,10 +11,21 @@
 #include "bench/generate.h"
 #include "bench/kernels.h"
 #include "bench/train.h"
+#include "core/simd.h"
 
 namespace lintra::app {
 
 namespace {
+
+// --simd-target NAME: run the benchmark's dispatched kernels on that Highway target (AVX2, SSE4, SCALAR…)
+// instead of the best one, so every path is measured on the machine at hand.
+std::shared_ptr<std::string> add_simd_target_option(CLI::App* cmd) {
+  auto target = std::make_shared<std::string>();
+  cmd->add_option("--simd-target", *target,
+                  "force the dispatched CPU kernels onto this SIMD target (AVX3, AVX2, SSE4, SSSE3, SCALAR: what "
+                  "this CPU runs); default the best");
+  return target;
+}
 
 Command add_bench_kernels(CLI::App* bench) {
   auto opt = std::make_shared<bench::KernelBenchOptions>();
@@ -24,7 +35,9 @@ Command add_bench_kernels(CLI::App* bench) {
   cmd->add_option("--json", opt->json_path, "write one JSON object per case to this file");
   cmd->add_option("--min-seconds", opt->min_seconds, "timing budget per case")->check(CLI::PositiveNumber);
   cmd->add_option("--filter", opt->filter, "only cases whose name contains this");
-  return {cmd, [opt] {
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [opt, target] {
+            force_simd_target(*target);
             bench::run_kernel_benchmarks(*opt);
             return 0;
           }};
@@ -49,7 +62,9 @@ Command add_bench_attention(CLI::App* bench) {
   cmd->add_flag("--causal,!--no-causal", opt->causal, "causal mask where the variant accepts it (default) or not");
   cmd->add_option("--min-seconds", opt->min_seconds, "timing budget per (variant, N) after the warm-up")
       ->check(CLI::NonNegativeNumber);
-  return {cmd, [opt] {
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [opt, target] {
+            force_simd_target(*target);
             bench::run_attention_benchmark(*opt);
             return 0;
           }};
@@ -75,7 +90,9 @@ Command add_bench_train(CLI::App* bench) {
   cmd->add_option("--configs-dir", o->configs_dir, "the configs/ folder (the paper's configs are read from it)");
   cmd->add_option("--memory-cap-mb", o->memory_cap_mb,
                   "rows predicted above it are timed with fewer layers (then samples) and scaled, as noted");
-  return {cmd, [o] {
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [o, target] {
+            force_simd_target(*target);
             bench::run_train_benchmark(*o);
             return 0;
           }};

@@ -17,5 +17,8 @@ std::string simd_target();
 // The targets this binary holds code for that this CPU can run, best first (Highway target bits).
 std::vector<int64_t> simd_targets();
 std::string simd_target_name(int64_t target);
+// Makes every dispatched kernel run on the target of this name (one of simd_targets(), e.g. "SSE4"),
+// as benchmarks measure each path; "" or "best" restores the best one. Throws lintra::Error otherwise.
+void force_simd_target(const std::string& name);
 
 }  // namespace lintra

@@ -12,6 +12,10 @@ const char* TargetOfThisCode() { return hwy::TargetName(HWY_TARGET); }
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
 #include "core/simd.h"
 
 namespace lintra {
@@ -23,6 +27,22 @@ std::string simd_target() { return HWY_DYNAMIC_DISPATCH(TargetOfThisCode)(); }
 std::vector<int64_t> simd_targets() { return hwy::SupportedAndGeneratedTargets(); }
 
 std::string simd_target_name(int64_t target) { return hwy::TargetName(target); }
+
+void force_simd_target(const std::string& name) {
+  if (name.empty() || name == "best") {
+    hwy::SetSupportedTargetsForTest(0);
+    return;
+  }
+  std::vector<std::string> names;
+  for (int64_t t : simd_targets()) {
+    if (simd_target_name(t) == name) {
+      hwy::SetSupportedTargetsForTest(t);
+      return;
+    }
+    names.push_back(simd_target_name(t));
+  }
+  LINTRA_CHECK(false, "unknown SIMD target '{}': this binary and CPU can run {}", name, fmt::join(names, ", "));
+}
 
 }  // namespace lintra
 #endif  // HWY_ONCE
