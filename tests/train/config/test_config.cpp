@@ -172,6 +172,30 @@ TEST_F(TrainConfig, NullIsAnErrorAndTildeDefaultResetsToTheDefault) {
   EXPECT_EQ(parse_config(to_yaml(plain), "p"), plain);
 }
 
+// `include: /dev/zero` used to read for ever; a config file is a regular file of at most 16 MiB.
+TEST_F(TrainConfig, AnIncludeOfADeviceOrAHugeFileIsRefused) {
+  EXPECT_HAS(error_of([&] { load({write("a.yaml", "include: /dev/zero\n")}); }),
+             "/dev/zero: cannot open config file: not a regular file");
+  const std::string big = (dir_ / "big.yaml").string();
+  std::filesystem::resize_file(write("big.yaml", ""), (16 << 20) + 1);
+  EXPECT_HAS(error_of([&] { load({big}); }), "a config file holds at most 16 MiB");
+}
+
+// Found by fuzz_config: yaml-cpp 0.7 read ",a: 1" for ever (a new empty document each time, memory
+// growing without end); a token no value can start with is now a syntax error at its position.
+TEST_F(TrainConfig, AStrayCommaIsASyntaxErrorNotAHang) {
+  EXPECT_HAS(error_of([&] { parse_config(",a: 1\n", "c.yaml"); }),
+             "c.yaml:1:1: YAML syntax error: unexpected ',': no value can start here");
+  EXPECT_HAS(error_of([&] { load({write("late.yaml", "train:\n  steps: 5\n---\n, x\n")}); }),
+             "late.yaml:4:1: YAML syntax error: unexpected ','");
+  // The input the fuzzer found, whole: a comma before a plausible config.
+  EXPECT_HAS(error_of([&] { parse_config(",epexriment: \"a b: c\"\ndata:\n  root: \"/tmp/x N\"\n", "f"); }),
+             "f:1:1: YAML syntax error: unexpected ','");
+  // Documents are still counted as before.
+  EXPECT_HAS(error_of([&] { parse_config("---\n---\n", "two"); }), "two: holds 2 YAML documents");
+  EXPECT_EQ(parse_config("a: 1\n", "one"), parse_config("---\na: 1\n...\n", "one"));
+}
+
 // --- overrides ------------------------------------------------------------------------------------
 
 TEST_F(TrainConfig, OverridesAreYamlValuesAppliedAfterTheFiles) {
