@@ -36,7 +36,8 @@ for t in "${targets[@]}"; do
       -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
       ${FUZZ_FLAGS:-} > "$log" 2>&1; then
     runs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
-    echo "   ok: ${runs:-?} executions; $(grep -E '^#[0-9]+.*(DONE|pulse)' "$log" | tail -1 | sed 's/^#[0-9]* *//')"
+    secs=$(grep -m1 -oE 'runs in [0-9]+ second' "$log" | awk '{print $3}')
+    echo "   ok: ${runs:-?} executions in ${secs:-?} s; $(grep -E '^#[0-9]+.*(DONE|pulse)' "$log" | tail -1 | sed 's/^#[0-9]* *//')"
   else
     failed+=("$t")
     echo "   FAILED (log: $log, input: $build/artifacts/$t/):"

@@ -42,6 +42,21 @@ const char* yaml_kind(const YAML::Node& n) {
   }
 }
 
+// What is wrong with a key, or "" when nothing is. YAML reads an implicit key of at most 1024
+// characters, and to_yaml may write a key as up to twice its bytes (escaping `"` and `\\`): a key
+// of at most 256 bytes without control characters always reads back.
+constexpr size_t kMaxKeyBytes = 256;
+std::string key_problem(std::string_view key) {
+  if (key.size() > kMaxKeyBytes) return fmt::format("a key holds at most {} bytes, this one {}", kMaxKeyBytes, key.size());
+  for (size_t i = 0; i < key.size(); ++i) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return fmt::format("a key may not contain control characters (byte 0x{:02x} at offset {})", c, i);
+    }
+  }
+  return "";
+}
+
 // Converts a yaml-cpp node. `fallback` is the origin for nodes without a useful mark of their own
 // (nulls, and mappings, which we place at their key). Structural problems go to `errors`.
 ConfigNode convert(const YAML::Node& n, const std::string& file, const std::string& path,
@@ -73,6 +88,10 @@ ConfigNode convert(const YAML::Node& n, const std::string& file, const std::stri
           continue;
         }
         std::string key = it->first.Scalar();
+        if (std::string problem = key_problem(key); !problem.empty()) {
+          errors.push_back(fmt::format("{}: {}: {}", key_origin.str(), path.empty() ? "top level" : path, problem));
+          continue;
+        }
         std::string full = join_key(path, key);
         if (key.find('.') != std::string::npos) {
           errors.push_back(fmt::format(
@@ -437,6 +456,11 @@ void apply_override(Config& cfg, std::string_view override_arg, const Schema* sc
   const size_t eq = arg.find('=');
   const std::string key = arg.substr(add ? 1 : 0, eq - (add ? 1 : 0));
   const std::vector<std::string> parts = split_key(key);
+  for (const std::string& part : parts) {
+    if (std::string problem = key_problem(part); !problem.empty()) {
+      throw Error(fmt::format("command line override `{}`: {}", arg, problem));
+    }
+  }
   const Origin origin = Origin::override_arg(arg);
   ConfigNode value = parse_override_value(std::string_view(arg).substr(eq + 1), arg);
   if (!add && !cfg.has(key)) {

@@ -196,6 +196,24 @@ TEST_F(TrainConfig, AStrayCommaIsASyntaxErrorNotAHang) {
   EXPECT_EQ(parse_config("a: 1\n", "one"), parse_config("---\na: 1\n...\n", "one"));
 }
 
+// Found by fuzz_config: a key of 342 bytes, most of them control characters, read, but to_yaml
+// wrote it escaped ("\x1d", 4 bytes each) past YAML's 1024-character limit on a key, and the written
+// config did not read back. Keys hold at most 256 bytes and no control characters.
+TEST_F(TrainConfig, KeysWithControlCharactersOrOver256BytesAreRefused) {
+  EXPECT_HAS(error_of([&] { parse_config("model:\n  lay\x1dplateau: 1\n", "k.yaml"); }),
+             "k.yaml:2: model: a key may not contain control characters (byte 0x1d at offset 3)");
+  const std::string long_key(257, 'a');
+  EXPECT_HAS(error_of([&] { parse_config("x:\n  " + long_key + ": 1\n", "k.yaml"); }),
+             "x: a key holds at most 256 bytes, this one 257");
+  EXPECT_HAS(error_of([&] { parse_config(long_key + ": 1\n", "k.yaml"); }), "top level: a key holds at most 256");
+  EXPECT_HAS(error_of([&] { load({write("o.yaml", "model:\n  layers: 1\n")}, {"+model." + long_key + "=1"}); }),
+             "`: a key holds at most 256 bytes, this one 257");
+  // 256 bytes of `"` (each written as \" ) still read back.
+  const std::string quotes(256, '"');
+  const Config c = parse_config("x:\n  '" + quotes + "': 1\n", "q.yaml");
+  EXPECT_EQ(parse_config(to_yaml(c), "again"), c);
+}
+
 // --- overrides ------------------------------------------------------------------------------------
 
 TEST_F(TrainConfig, OverridesAreYamlValuesAppliedAfterTheFiles) {
