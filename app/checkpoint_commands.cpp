@@ -114,6 +114,7 @@ Command add_eval_command(CLI::App& app) {
                                          "Example: lintra eval runs/copy/x/checkpoints/best.h5");
   cli->add_option("checkpoint", cmd->checkpoint, kCheckpointHelp)->required()->check(CLI::ExistingPath);
   cli->add_option("--batches", cmd->max_batches, "evaluate only this many batches (0: all)");
+  cli->add_option("--device", cmd->device, "cpu, cuda or cuda:N (default: the device it trained on)");
   return {cli, [cmd] {
             cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint, note);
             return train::run_eval(*cmd);
@@ -130,6 +131,7 @@ Command add_sample_command(CLI::App& app) {
   cli->add_option("--out", cmd->out, "PNG file (default: <run>/samples/step_<N>.png)");
   cli->add_option("--seed", cmd->seed, "sampling seed");
   cli->add_option("--mode", cmd->mode, "auto | recurrent | recompute")->check(CLI::IsMember({"auto", "recurrent", "recompute"}));
+  cli->add_option("--device", cmd->device, "cpu, cuda or cuda:N (default: the device it trained on)");
   return {cli, [cmd] {
             cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint, note);
             return train::run_sample(*cmd);

@@ -45,7 +45,7 @@ void Var::backward(const Tensor& grad_in, bool retain_graph) const {
   if (!grad.defined()) {
     LINTRA_CHECK(numel() == 1, "backward: a gradient must be given for a non-scalar output of shape {}",
                  shape_str(shape()));
-    grad = Tensor::ones(shape(), dtype());
+    grad = Tensor::ones(shape(), dtype(), data().device());
   }
   LINTRA_CHECK(grad.shape() == shape() && grad.dtype() == dtype(),
                "backward: gradient {} does not match the output {}", grad.describe(), data().describe());

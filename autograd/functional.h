@@ -116,6 +116,9 @@ Var linear(const Var& x, const Var& weight, const Var& bias = Var());  // x·W�
 // --- fused nn ops (ops/nn.cpp) -------------------------------------------------------------------
 Var softmax(const Var& x, int64_t dim);
 Var log_softmax(const Var& x, int64_t dim);
+// softmax over the last dim among the `allowed` keys (u8, broadcasting to x): 0 on masked keys and on
+// rows that allow nothing (ops::masked_softmax); its backward is the softmax backward.
+Var masked_softmax(const Var& x, const Tensor& allowed);
 Var layer_norm(const Var& x, const Var& gamma, const Var& beta, double eps = 1e-5);
 // Inverted dropout: zeroes each element with probability p and scales the rest by 1/(1 − p);
 // identity when !training or p == 0. The mask is drawn from gen.

@@ -9,25 +9,28 @@ namespace lintra {
 
 namespace {
 
-Tensor eval(const GradcheckFn& f, const std::vector<Tensor>& inputs) {
+// f at the host values `inputs`, evaluated on `device`; the output copied back to the host.
+std::vector<double> eval(const GradcheckFn& f, const std::vector<Tensor>& inputs, Device device) {
   NoGradGuard no_grad;
   std::vector<Var> vs;
-  for (const Tensor& t : inputs) vs.push_back(Var(t, false));
-  return f(vs).data().contiguous().clone();
+  for (const Tensor& t : inputs) vs.push_back(Var(t.to(device), false));
+  return f(vs).data().cpu().to_vector<double>();
 }
 
 }  // namespace
 
 GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& inputs_in, const GradcheckOptions& opt) {
+  // The inputs' values live on the host (perturbed there); f runs on the inputs' device.
+  const Device device = inputs_in.empty() ? Device::cpu : inputs_in.front().device();
   std::vector<Tensor> inputs;
   for (const Tensor& t : inputs_in) {
     LINTRA_CHECK(!is_floating(t.dtype()) || t.dtype() == DType::f64,
                  "gradcheck: floating inputs must be float64, got {}", t.describe());
-    inputs.push_back(t.contiguous().clone());
+    inputs.push_back(t.cpu().contiguous().clone());
   }
   // Analytic Jacobian.
   std::vector<Var> vars;
-  for (const Tensor& t : inputs) vars.push_back(Var(t, t.dtype() == DType::f64));
+  for (const Tensor& t : inputs) vars.push_back(Var(t.to(device), t.dtype() == DType::f64));
   Var out = f(vars);
   LINTRA_CHECK(out.dtype() == DType::f64, "gradcheck: the output must be float64, got {}", out.data().describe());
   const int64_t n_out = out.numel();
@@ -39,10 +42,10 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& input
       if (v.requires_grad()) v.zero_grad();
     Tensor onehot = Tensor::zeros(out.shape(), DType::f64);
     onehot.data<double>()[k] = 1.0;
-    out.backward(onehot, /*retain_graph=*/true);
+    out.backward(onehot.to(device), /*retain_graph=*/true);
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!vars[i].requires_grad() || !vars[i].grad().defined()) continue;
-      std::vector<double> g = vars[i].grad().to_vector<double>();
+      std::vector<double> g = vars[i].grad().cpu().to_vector<double>();
       for (size_t j = 0; j < g.size(); ++j) analytic[i][size_t(k) * g.size() + j] = g[j];
     }
   }
@@ -56,9 +59,9 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& input
     for (int64_t j = 0; j < n_in; ++j) {
       const double orig = x[j];
       x[j] = orig + opt.eps;
-      std::vector<double> plus = eval(f, inputs).to_vector<double>();
+      std::vector<double> plus = eval(f, inputs, device);
       x[j] = orig - opt.eps;
-      std::vector<double> minus = eval(f, inputs).to_vector<double>();
+      std::vector<double> minus = eval(f, inputs, device);
       x[j] = orig;
       for (int64_t k = 0; k < n_out; ++k) {
         double num = (plus[size_t(k)] - minus[size_t(k)]) / (2 * opt.eps);

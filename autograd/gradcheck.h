@@ -4,7 +4,8 @@
 //   analytic: row k = backward of the one-hot gradient e_k (retain_graph across rows);
 //   numeric:  column j = (f(x + ε e_j) − f(x − ε e_j)) / 2ε  (central differences).
 // Inputs must be float64 (float32 central differences are too noisy to check anything);
-// integer inputs pass through as constants. An entry fails when
+// integer inputs pass through as constants. f runs on the device of the inputs (one device for all):
+// the values are perturbed on the host and copied there for each evaluation. An entry fails when
 //   |analytic − numeric| > atol + rtol·|numeric|.
 #pragma once
 

@@ -1,38 +1,20 @@
 #include "core/allocator.h"
 
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <new>
-#include <vector>
 
 #include "core/error.h"
 
+#ifdef LINTRA_WITH_CUDA
+#include "core/cuda/allocator.h"
+#endif
+
 namespace lintra {
-namespace {
 
-struct State {
-  std::mutex mu;
-  std::map<size_t, std::vector<void*>> free_lists;  // size class → cached blocks
-  AllocatorStats stats;
-  // Blocks above this many cached bytes go back to the OS instead of the cache.
-  int64_t cache_limit = int64_t(8) << 30;
-};
+// --- the caching logic ------------------------------------------------------------------------------
 
-State& state() {
-  static State* s = new State();  // never destroyed: tensors may outlive static destructors
-  return *s;
-}
-
-}  // namespace
-
-CpuAllocator& CpuAllocator::instance() {
-  static CpuAllocator a;
-  return a;
-}
-
-size_t CpuAllocator::size_class(size_t n) {
-  if (n == 0) return kAlignment;
+size_t CachingAllocator::size_class(size_t n) {
+  if (n == 0) return HostAllocator::kAlignment;
   if (n <= 4096) return (n + 63) / 64 * 64;
   // 8 classes per power of two: round up to a multiple of 2^(floor(log2 n) - 3).
   size_t p = 63 - __builtin_clzll(n);
@@ -40,70 +22,114 @@ size_t CpuAllocator::size_class(size_t n) {
   return (n + step - 1) / step * step;
 }
 
-void* CpuAllocator::allocate(size_t nbytes) {
-  size_t cls = size_class(nbytes);
-  State& s = state();
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.stats.in_use_bytes += int64_t(nbytes);
-    if (s.stats.in_use_bytes > s.stats.peak_bytes) s.stats.peak_bytes = s.stats.in_use_bytes;
-    auto it = s.free_lists.find(cls);
-    if (it != s.free_lists.end() && !it->second.empty()) {
-      void* p = it->second.back();
-      it->second.pop_back();
-      s.stats.cached_bytes -= int64_t(cls);
-      return p;
-    }
-    s.stats.os_allocations += 1;
+// A cached block of the class for this stream, or nullptr; counts the request as in use either way.
+void* CachingAllocator::take_cached(size_t cls, uint64_t stream, size_t nbytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.in_use_bytes += int64_t(nbytes);
+  if (stats_.in_use_bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.in_use_bytes;
+  auto it = free_lists_.find({stream, cls});
+  if (it != free_lists_.end() && !it->second.empty()) {
+    void* p = it->second.back();
+    it->second.pop_back();
+    stats_.cached_bytes -= int64_t(cls);
+    return p;
   }
-  void* p = std::aligned_alloc(kAlignment, cls);
-  if (p == nullptr) {
+  stats_.os_allocations += 1;
+  return nullptr;
+}
+
+void* CachingAllocator::allocate(size_t nbytes) {
+  const size_t cls = size_class(nbytes);
+  const uint64_t st = stream();
+  if (void* p = take_cached(cls, st, nbytes)) return p;
+  void* p = raw_allocate(cls);
+  if (p == nullptr) {  // give the cache back and try once more
     release_cached();
-    p = std::aligned_alloc(kAlignment, cls);
+    p = raw_allocate(cls);
   }
   if (p == nullptr) {
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.stats.in_use_bytes -= int64_t(nbytes);
-    LINTRA_FAIL("out of memory: could not allocate {} bytes ({:.1f} MiB) on the CPU", nbytes,
-                double(nbytes) / (1 << 20));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.in_use_bytes -= int64_t(nbytes);
+    }
+    LINTRA_FAIL("out of memory: could not allocate {} bytes ({:.1f} MiB) on {}", nbytes, double(nbytes) / (1 << 20),
+                device_.is_cpu() ? std::string("the CPU") : device_.str());
   }
   return p;
 }
 
-void CpuAllocator::deallocate(void* ptr, size_t nbytes) {
+void CachingAllocator::deallocate(void* ptr, size_t nbytes) {
   if (ptr == nullptr) return;
-  size_t cls = size_class(nbytes);
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.stats.in_use_bytes -= int64_t(nbytes);
-  if (s.stats.cached_bytes + int64_t(cls) > s.cache_limit) {
-    std::free(ptr);
-    return;
+  const size_t cls = size_class(nbytes);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.in_use_bytes -= int64_t(nbytes);
+    if (stats_.cached_bytes + int64_t(cls) <= cache_limit_) {
+      free_lists_[{stream(), cls}].push_back(ptr);
+      stats_.cached_bytes += int64_t(cls);
+      return;
+    }
   }
-  s.free_lists[cls].push_back(ptr);
-  s.stats.cached_bytes += int64_t(cls);
+  before_release();
+  raw_free(ptr);
 }
 
-AllocatorStats CpuAllocator::stats() const {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  return s.stats;
+AllocatorStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
 }
 
-void CpuAllocator::reset_peak() {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.stats.peak_bytes = s.stats.in_use_bytes;
+void CachingAllocator::reset_peak() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.peak_bytes = stats_.in_use_bytes;
 }
 
-void CpuAllocator::release_cached() {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  for (auto& [cls, blocks] : s.free_lists) {
-    for (void* p : blocks) std::free(p);
-    s.stats.cached_bytes -= int64_t(cls) * int64_t(blocks.size());
+void CachingAllocator::release_cached() {
+  std::lock_guard<std::mutex> lock(mu_);
+  before_release();
+  for (auto& [key, blocks] : free_lists_) {
+    for (void* p : blocks) raw_free(p);
+    stats_.cached_bytes -= int64_t(key.second) * int64_t(blocks.size());
     blocks.clear();
   }
+}
+
+// --- host memory (cpu, strict) -------------------------------------------------------------------------
+
+void* HostAllocator::raw_allocate(size_t bytes) { return std::aligned_alloc(kAlignment, bytes); }
+void HostAllocator::raw_free(void* ptr) { std::free(ptr); }
+
+HostAllocator& HostAllocator::instance() {
+  static HostAllocator* a = new HostAllocator(Device::cpu);  // never destroyed: tensors may outlive statics
+  return *a;
+}
+
+HostAllocator& HostAllocator::strict(int index) {
+  LINTRA_CHECK(index >= 0 && index < Device::kMaxStrictDevices, "strict:{}: strict devices are strict:0 … strict:{}",
+               index, Device::kMaxStrictDevices - 1);
+  static HostAllocator** all = [] {
+    auto** a = new HostAllocator*[Device::kMaxStrictDevices];
+    for (int i = 0; i < Device::kMaxStrictDevices; ++i) a[i] = new HostAllocator(Device::strict(i));
+    return a;
+  }();
+  return *all[index];
+}
+
+// --- by device -------------------------------------------------------------------------------------------
+
+Allocator& allocator_for(Device device) {
+  switch (device.type()) {
+    case DeviceType::cpu: return HostAllocator::instance();
+    case DeviceType::strict: return HostAllocator::strict(device.index());
+    case DeviceType::cuda:
+#ifdef LINTRA_WITH_CUDA
+      return cuda_allocator(device.index());
+#else
+      LINTRA_FAIL("{}: this build has no CUDA support (configure with the CUDA toolkit, LINTRA_CUDA=AUTO or ON)",
+                  device);
+#endif
+  }
+  LINTRA_FAIL("allocator_for: unknown device type");
 }
 
 }  // namespace lintra

@@ -1,16 +1,29 @@
-// allocator.h — the caching CPU allocator.
+// allocator.h — one caching allocator per device (DESIGN.md §3).
 //
-// Returning large blocks to the OS every step costs heavy page-fault time on these machines
-// (DESIGN.md §2.1), so freed blocks are kept in per-size free lists and reused. Sizes are rounded
-// up to a size class (multiples of 64 bytes below 4 KiB, then 8 classes per power of two), so a
-// block serves any request of its class. Every block is 64-byte aligned.
+// Returning large blocks to the OS (or to the driver) every step costs heavy page-fault time on
+// these machines (DESIGN.md §2.1; cudaMalloc/cudaFree synchronise the GPU), so freed blocks are kept
+// in free lists and reused. Sizes are rounded up to a size class (multiples of 64 bytes below
+// 4 KiB, then 8 classes per power of two), so a block serves any request of its class. A block is
+// reused only by a request on the stream it was freed on (CachingAllocator::stream()): work on one
+// stream runs in order, so the new owner's kernels cannot start before the old owner's finished.
+// The host devices have a single stream (0); CUDA has one stream per device today (cuda/runtime.h).
 //
-// The allocator also counts bytes in use and their peak, which the attention benchmark reports as
+//   cpu       HostAllocator::instance() (CpuAllocator): 64-byte aligned host memory
+//   strict:N  a HostAllocator instance of its own per index: host memory, separate statistics
+//   cuda:N    CudaAllocator (core/cuda/allocator.cpp, builds with LINTRA_WITH_CUDA)
+//
+// Every allocator counts bytes in use and their peak, which the attention benchmark reports as
 // "peak memory per sample" (the CPU analogue of torch.cuda.max_memory_allocated).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "core/device.h"
 
 namespace lintra {
 
@@ -18,19 +31,64 @@ struct AllocatorStats {
   int64_t in_use_bytes = 0;    // requested bytes of live tensors' storage
   int64_t peak_bytes = 0;      // maximum of in_use_bytes since the last reset_peak()
   int64_t cached_bytes = 0;    // bytes held in free lists
-  int64_t os_allocations = 0;  // number of blocks obtained from the OS
+  int64_t os_allocations = 0;  // number of blocks obtained from the OS (or the CUDA driver)
 };
 
-class CpuAllocator {
+class Allocator {
  public:
-  static CpuAllocator& instance();
-  void* allocate(size_t nbytes);
-  void deallocate(void* ptr, size_t nbytes);
-  AllocatorStats stats() const;
-  void reset_peak();
-  void release_cached();  // give every cached block back to the OS
-  static size_t size_class(size_t nbytes);
-  static constexpr size_t kAlignment = 64;
+  virtual ~Allocator() = default;
+  virtual Device device() const = 0;
+  virtual void* allocate(size_t nbytes) = 0;
+  virtual void deallocate(void* ptr, size_t nbytes) = 0;
+  virtual AllocatorStats stats() const = 0;
+  virtual void reset_peak() = 0;
+  virtual void release_cached() = 0;  // gives every cached block back
 };
+
+// The allocator of a device; throws for a CUDA device in a build without CUDA or beyond the visible GPUs.
+Allocator& allocator_for(Device device);
+
+// Size classes, per-stream free lists and statistics; a subclass supplies the raw blocks.
+class CachingAllocator : public Allocator {
+ public:
+  explicit CachingAllocator(Device device, int64_t cache_limit) : device_(device), cache_limit_(cache_limit) {}
+  Device device() const override { return device_; }
+  void* allocate(size_t nbytes) override;
+  void deallocate(void* ptr, size_t nbytes) override;
+  AllocatorStats stats() const override;
+  void reset_peak() override;
+  void release_cached() override;
+  static size_t size_class(size_t nbytes);
+
+ protected:
+  virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when out of memory
+  virtual void raw_free(void* ptr) = 0;
+  virtual uint64_t stream() const { return 0; }  // the stream a request is ordered on
+  virtual void before_release() {}               // e.g. wait for the device before freeing
+
+ private:
+  void* take_cached(size_t cls, uint64_t stream, size_t nbytes);
+
+  Device device_;
+  int64_t cache_limit_;  // blocks beyond this many cached bytes are given back instead of cached
+  mutable std::mutex mu_;
+  std::map<std::pair<uint64_t, size_t>, std::vector<void*>> free_lists_;  // (stream, size class) → blocks
+  AllocatorStats stats_;
+};
+
+// 64-byte aligned host memory: the CPU's allocator and each strict device's.
+class HostAllocator final : public CachingAllocator {
+ public:
+  static constexpr size_t kAlignment = 64;
+  explicit HostAllocator(Device device) : CachingAllocator(device, int64_t(8) << 30) {}
+  static HostAllocator& instance();  // the CPU's
+  static HostAllocator& strict(int index);
+
+ protected:
+  void* raw_allocate(size_t bytes) override;
+  void raw_free(void* ptr) override;
+};
+
+using CpuAllocator = HostAllocator;  // CpuAllocator::instance() is the CPU's allocator
 
 }  // namespace lintra

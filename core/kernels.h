@@ -2,25 +2,35 @@
 // signature written once, here, with its contract above it.
 //
 // A device backend is a table: core/cpu/kernel_table.cpp fills `cpu::table` with the functions of
-// core/cpu/*.cpp. A call picks the table of the tensor whose device decides (usually the output):
+// core/cpu/*.cpp; core/strict/kernel_table.cpp fills `strict::table` by running each of them on the
+// strict device's memory (core/kernel_access.h). A call picks the table of the tensor whose device
+// decides (usually the output):
 //   kernels::on(out).matmul(a, b, out);
 // Each member is a Kernel<signature>, which has no default constructor, so a backend table that
 // leaves a kernel out does not compile (g++ 12: "could not convert '<brace-enclosed initializer
 // list>()' from '<brace-enclosed initializer list>' to 'Kernel<…>'"), and a backend function that is
-// declared but not written is a link error — never a run-time surprise. This build has only the
-// CPU table: on(Device::cuda) throws. Slow, obvious versions of the kernels live in core/reference/
+// declared but not written is a link error — never a run-time surprise. There is no CUDA table yet:
+// on(Device::cuda(n)) throws (issue 15). Slow, obvious versions of the kernels live in core/reference/
 // and serve only as test oracles.
+//
+// One device per call. Calling a Kernel checks that every defined tensor argument lives on one device
+// and otherwise throws naming both devices, the tensors and the caller (Kernel::operator()): this is
+// the one mixed-device check of lintra, so no op repeats it.
 //
 // Adding a kernel: (1) its member here, with its contract; (2) in core/cpu/kernel_table.cpp its
 // declaration (`kernel_function<&KernelTable::name> name;`) and its `.name = name` entry; (3) its
-// definition in core/cpu/<family>.cpp (the signature as written here, else the link fails); a CUDA
-// table, once there is one, gets the same three. Then its caller in core/ops.cpp and its test.
+// definition in core/cpu/<family>.cpp (the signature as written here, else the link fails); (4) its
+// entry `.name = on_host<&KernelTable::name>` in core/strict/kernel_table.cpp; a CUDA table, once there
+// is one, gets the same as the CPU. Then its caller in core/ops.cpp, its reference and its test.
 //
 // Conventions: inputs may have any strides; `out` arguments are preallocated by the caller (core/ops.cpp),
-// contiguous, with the documented shape and dtype. Kernels validate nothing the caller already checked.
+// contiguous, with the documented shape and dtype. Kernels validate nothing the caller already checked,
+// and never throw for bad data: a kernel that finds some (an index out of range, a non-finite value)
+// writes what it found into an output that the caller copies to the host and reports.
 #pragma once
 
 #include <cstdint>
+#include <source_location>
 #include <utility>
 
 #include "core/binary_ops.h"
@@ -36,14 +46,41 @@ namespace lintra::kernels {
 
 enum class ReduceOp : uint8_t { sum, max, min };
 
-// One kernel of a table: a function pointer of the given signature, called like the function.
+namespace detail {
+// The mixed-device check of a kernel call: the first defined tensor argument's device, then each
+// other's against it.
+struct DeviceCheck {
+  const Tensor* first = nullptr;
+  int first_position = 0;
+  std::source_location caller;
+};
+[[noreturn]] void mixed_devices(const DeviceCheck& c, int position, const Tensor& t);
+template <class T> void check_argument(DeviceCheck&, int, const T&) {}
+inline void check_argument(DeviceCheck& c, int position, const Tensor& t) {
+  if (!t.defined()) return;
+  if (c.first == nullptr) {
+    c.first = &t;
+    c.first_position = position;
+  } else if (t.device() != c.first->device()) [[unlikely]] {
+    mixed_devices(c, position, t);
+  }
+}
+}  // namespace detail
+
+// One kernel of a table: a function pointer of the given signature, called like the function after
+// the one-device check of its tensor arguments.
 template <class Signature> class Kernel;
 template <class R, class... Args> class Kernel<R(Args...)> {
  public:
   using Function = R(Args...);
   constexpr Kernel(Function* f) : f_(f) {}  // implicit: a table entry reads `.copy = copy`
   Kernel(std::nullptr_t) = delete;
-  R operator()(Args... args) const { return f_(std::forward<Args>(args)...); }
+  R operator()(Args... args, std::source_location caller = std::source_location::current()) const {
+    detail::DeviceCheck check{.caller = caller};
+    int position = 0;
+    (detail::check_argument(check, ++position, args), ...);
+    return f_(std::forward<Args>(args)...);
+  }
 
  private:
   Function* f_;
@@ -122,9 +159,56 @@ struct KernelTable {
   Kernel<void(const Tensor& grad_h, const Tensor& w_hh, const Tensor& lengths, bool reverse, const Tensor& acts,
               const Tensor& hs, const Tensor& cs, Tensor& dxw, Tensor& dw_hh, Tensor& db_hh)>
       lstm_backward;
+  // out (1-d, contiguous, any dtype) = start + i·step, computed in float64 and cast
+  Kernel<void(Tensor& out, double start, double step)> arange;
+  // the values of the i64 tensor `index` outside [low, high): result i64 (3) = [how many, the flat
+  // (row-major) position of the first, its value], [0, −1, 0] when there is none; O(numel)
+  Kernel<void(const Tensor& index, int64_t low, int64_t high, Tensor& result)> index_range;
+  // softmax over the last dim of x restricted to the keys `allowed` (u8, broadcasting to x's shape):
+  // y_i = exp(x_i − m)/Σ_{allowed j} exp(x_j − m) where allowed, 0 elsewhere, m the allowed maximum;
+  // a row with nothing allowed is 0. The backward is softmax_backward (0 stays 0). float dtypes
+  Kernel<void(const Tensor& x, const Tensor& allowed, Tensor& out)> masked_softmax_forward;
+  // one hash round of reformer attention (nn/attention/reformer_attention.cpp, Note there): buckets i64
+  // (B, H, N) ≥ 0, lengths i64 (B) in [0, N]. Per (b, h) = bh the positions sorted stably by bucket, those
+  // ≥ length last, cut into nc chunks of C slots (Np = nc·C ≥ N, the fill slots at the end); W = C
+  // (one chunk) or 2C (a chunk and the one before). Writes, as rows of the (BH·N) inputs:
+  // query_rows (BH·Np) of each slot, window_rows (BH·nc·W) of each window column, scatter (BH·N) the slot
+  // (of BH·Np) of each position; additive (BH, nc, C, W): 0, −inf (a fill slot, a padded key, a later
+  // position under `causal`) or self_logit (the query itself when `masked`), all 0 on a row with no
+  // admissible key, and row_ok (BH, nc, C, 1) 1/0 of the same dtype. O(BH·(N + 2·bits + nc·C·W))
+  Kernel<void(const Tensor& buckets, const Tensor& lengths, bool causal, bool masked, double self_logit,
+              Tensor& query_rows, Tensor& window_rows, Tensor& scatter, Tensor& additive, Tensor& row_ok)>
+      lsh_plan;
+  // draws from a discretised logistic mixture per row (nn/losses/mixture_of_logistics.h): params (R, 3K)
+  // float (K logits, K means, K raw scales), uniforms float64 (R, K + 1) in [0, 1) → out i64
+  // (R) in [0, levels) (Gumbel-max component, logistic sample, rounded half to even), in float64;
+  // bad i64 (2) = [row, component] of the first non-finite parameter, [−1, −1] when none. O(R·K)
+  Kernel<void(const Tensor& params, const Tensor& uniforms, int64_t levels, Tensor& out, Tensor& bad)> sample_mol;
+  // CTC forward–backward in log space, in float64 (nn/losses/ctc.h): log_probs (B, T, C) float, targets
+  // i64 (B, S), input_lengths, target_lengths i64 (B) with 1 ≤ T_b ≤ T, 0 ≤ S_b ≤ S (checked by the
+  // caller) → nll (B) = −ln p(target_b), grad (B, T, C) = ∂nll_b/∂log_probs (0 at frames ≥ T_b), both
+  // of log_probs' dtype; status i64 (B, 3) per sequence: [0, 0, 0] ok, [1, i, label] target i outside
+  // [1, C), [2, repeats, 0] fewer than S_b + repeats frames, [3, 0, 0] a non-finite loss. O(B·T·S)
+  Kernel<void(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+              const Tensor& target_lengths, Tensor& nll, Tensor& grad, Tensor& status)>
+      ctc_loss;
+  // one Adam / RAdam update in place (train/optim/adam.cpp, radam.cpp), p, g, m, v contiguous of one
+  // float dtype: m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g², then p ← p·decay − step·m/(√v + ε) when
+  // `rectified` (Adam always), else p ← p·decay − step·m (RAdam's early steps)
+  Kernel<void(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, double beta1, double beta2, double eps,
+              double decay, double step, bool rectified)>
+      adam_update;
+  // one SGD update in place (train/optim/sgd.cpp): d = g + wd·p; with a momentum buffer (defined)
+  // buf ← d on the first step, else μ·buf + d, and d = buf; then p ← p − lr·d
+  Kernel<void(Tensor& p, const Tensor& g, Tensor& buf, double lr, double momentum, double weight_decay,
+              bool first)>
+      sgd_update;
+  // out (float64, 0-d) = Σ x² of a contiguous float tensor, accumulated in float64 over fixed blocks
+  // combined in block order, so the result does not depend on the thread count (gradient clipping)
+  Kernel<void(const Tensor& x, Tensor& out)> sum_squares;
 };
 
-// The kernel table of a device; Device::cuda throws (this build has no CUDA kernels).
+// The kernel table of a device: the CPU's, the strict device's; CUDA throws (no CUDA kernels yet).
 const KernelTable& on(Device device);
 inline const KernelTable& on(const Tensor& t) { return on(t.device()); }
 
@@ -138,6 +222,9 @@ template <auto member> using kernel_function = typename kernel_member<decltype(m
 
 namespace cpu {
 extern const KernelTable table;  // core/cpu/kernel_table.cpp
+}
+namespace strict {
+extern const KernelTable table;  // core/strict/kernel_table.cpp
 }
 
 }  // namespace lintra::kernels

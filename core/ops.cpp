@@ -54,12 +54,9 @@ void check_saved(const Tensor& t, const Tensor& grad, const char* op, const char
 
 void check_index(const Tensor& index, int64_t size, const char* op, const Shape& xshape, int64_t dim) {
   LINTRA_CHECK(index.dtype() == DType::i64, "{}: index must be int64, got {}", op, index.dtype());
-  Tensor c = index.contiguous();
-  const int64_t* p = c.data<int64_t>();
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    LINTRA_CHECK(p[i] >= 0 && p[i] < size, "{}: index {} is out of range for dim {} of size {} (input shape {})", op,
-                 p[i], dim, size, shape_str(xshape));
-  }
+  const IndexRange r = index_range(index, 0, size);
+  LINTRA_CHECK(r.outside == 0, "{}: index {} is out of range for dim {} of size {} (input shape {})", op, r.value, dim,
+               size, shape_str(xshape));
 }
 
 }  // namespace
@@ -102,7 +99,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 Tensor binary(BinaryOp op, const Tensor& a, double s) {
   check_defined(a, name(op));
-  return binary(op, a, Tensor::scalar(s, a.dtype()));
+  return binary(op, a, Tensor::scalar(s, a.dtype(), a.device()));
 }
 
 Tensor logical_not(const Tensor& mask) {
@@ -120,7 +117,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
-  return where(mask, Tensor::scalar(value, x.dtype()), x);
+  return where(mask, Tensor::scalar(value, x.dtype(), x.device()), x);
 }
 
 // --- reductions ----------------------------------------------------------------------------------
@@ -194,7 +191,7 @@ Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
   Tensor m = amax(x, dims, true);
   // Rows that are all −inf: use 0 as the shift so that exp(−inf − 0) = 0 and the result is −inf.
   Tensor finite_m = where(eq(abs(m), std::numeric_limits<double>::infinity()),
-                          Tensor::scalar(0, x.dtype()), m);
+                          Tensor::scalar(0, x.dtype(), x.device()), m);
   Tensor s = sum(exp(sub(x, finite_m)), dims, true);
   Tensor out = add(log(s), finite_m);
   if (!keepdim) out = out.reshape(reduced_shape(x.shape(), normalize_dims(dims, x.shape(), "logsumexp"), false));
@@ -232,7 +229,7 @@ Tensor last_dim_contiguous(const Tensor& x, int64_t dim) {
 
 Tensor softmax(const Tensor& x, int64_t dim) {
   check_defined(x, "softmax");
-  if (x.dim() == 0) return Tensor::ones({}, x.dtype());
+  if (x.dim() == 0) return Tensor::ones({}, x.dtype(), x.device());
   dim = normalize_dim(dim, x.shape(), "softmax");
   Tensor xc = last_dim_contiguous(x, dim);
   Tensor out = Tensor::empty(xc.shape(), x.dtype(), x.device());
@@ -242,7 +239,7 @@ Tensor softmax(const Tensor& x, int64_t dim) {
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   check_defined(x, "log_softmax");
-  if (x.dim() == 0) return Tensor::zeros({}, x.dtype());
+  if (x.dim() == 0) return Tensor::zeros({}, x.dtype(), x.device());
   dim = normalize_dim(dim, x.shape(), "log_softmax");
   Tensor xc = last_dim_contiguous(x, dim);
   Tensor out = Tensor::empty(xc.shape(), x.dtype(), x.device());
@@ -251,7 +248,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
 }
 
 Tensor softmax_backward(const Tensor& y, const Tensor& dy, int64_t dim, bool log) {
-  if (y.dim() == 0) return Tensor::zeros({}, y.dtype());
+  if (y.dim() == 0) return Tensor::zeros({}, y.dtype(), y.device());
   dim = normalize_dim(dim, y.shape(), "softmax_backward");
   Tensor yc = last_dim_contiguous(y, dim), gc = last_dim_contiguous(dy, dim);
   Tensor dx = Tensor::empty(yc.shape(), y.dtype(), y.device());
@@ -269,14 +266,18 @@ LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& b
   check_same_dtype(x, beta, "layer_norm");
   Tensor xc = x.contiguous();
   Shape rows(x.shape().begin(), x.shape().end() - 1);
-  LayerNormResult r{Tensor::empty(x.shape(), x.dtype()), Tensor::empty(rows, x.dtype()), Tensor::empty(rows, x.dtype())};
+  const Device dev = x.device();
+  LayerNormResult r{Tensor::empty(x.shape(), x.dtype(), dev), Tensor::empty(rows, x.dtype(), dev),
+                    Tensor::empty(rows, x.dtype(), dev)};
   kernels::on(r.y).layer_norm_forward(xc, gamma.contiguous(), beta.contiguous(), eps, r.y, r.mean, r.rstd);
   return r;
 }
 
 LayerNormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, const LayerNormResult& fwd, const Tensor& gamma) {
   const int64_t D = x.shape().back();
-  LayerNormGrads g{Tensor::empty(x.shape(), x.dtype()), Tensor::empty({D}, x.dtype()), Tensor::empty({D}, x.dtype())};
+  const Device dev = x.device();
+  LayerNormGrads g{Tensor::empty(x.shape(), x.dtype(), dev), Tensor::empty({D}, x.dtype(), dev),
+                   Tensor::empty({D}, x.dtype(), dev)};
   kernels::on(g.dx).layer_norm_backward(dy.contiguous(), x.contiguous(), fwd.mean, fwd.rstd, gamma.contiguous(), g.dx,
                                         g.dgamma, g.dbeta);
   return g;
@@ -396,7 +397,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, double value) {
     LINTRA_CHECK(pads[2 * k] >= 0 && pads[2 * k + 1] >= 0, "pad: negative padding [{}]", fmt::join(pads, ", "));
     shape[d] += pads[2 * k] + pads[2 * k + 1];
   }
-  Tensor out = Tensor::full(shape, value, x.dtype());
+  Tensor out = Tensor::full(shape, value, x.dtype(), x.device());
   Tensor dst = out;
   for (size_t k = 0; k < pads.size() / 2; ++k) {
     int64_t d = x.dim() - 1 - int64_t(k);
@@ -497,8 +498,8 @@ Tensor one_hot(const Tensor& index, int64_t classes, DType dtype) {
   check_index(index, classes, "one_hot", {classes}, 0);
   Shape s = index.shape();
   s.push_back(classes);
-  Tensor out = Tensor::zeros(s, dtype);
-  return scatter_add(out, -1, index.unsqueeze(-1), Tensor::ones(index.unsqueeze(-1).shape(), dtype));
+  Tensor out = Tensor::zeros(s, dtype, index.device());
+  return scatter_add(out, -1, index.unsqueeze(-1), Tensor::ones(index.unsqueeze(-1).shape(), dtype, index.device()));
 }
 
 // --- scans and sorting ---------------------------------------------------------------------------
@@ -522,50 +523,56 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending) { return sort(x, d
 
 // --- random --------------------------------------------------------------------------------------
 
-Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype) {
+Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype, Device device) {
   LINTRA_CHECK(p >= 0 && p <= 1, "bernoulli: probability {} is outside [0, 1]", p);
-  Tensor u = Tensor::uniform(shape, gen, 0, 1, dtype == DType::f64 ? DType::f64 : DType::f32);
+  Tensor u = Tensor::uniform(shape, gen, 0, 1, dtype == DType::f64 ? DType::f64 : DType::f32, device);
   return lt(u, p).to(dtype);
 }
 
-Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen) {
-  Tensor out = Tensor::empty(shape, DType::i64);
-  int64_t* p = out.data<int64_t>();
-  for (int64_t i = 0; i < out.numel(); ++i) p[i] = gen.randint(low, high);
-  return out;
+Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen, Device device) {
+  std::vector<int64_t> v(size_t(numel_of(shape)));
+  for (int64_t& x : v) x = gen.randint(low, high);
+  return Tensor::from_vector(v, shape, device);
 }
 
-Tensor randperm(int64_t n, Generator& gen) { return Tensor::from_vector(gen.randperm(n), {n}); }
+Tensor randperm(int64_t n, Generator& gen, Device device) { return Tensor::from_vector(gen.randperm(n), {n}, device); }
+
+// --- range checks ----------------------------------------------------------------------------------
+
+IndexRange index_range(const Tensor& index, int64_t low, int64_t high) {
+  LINTRA_CHECK(index.defined() && index.dtype() == DType::i64, "index_range: expected an int64 tensor, got {}",
+               index.defined() ? index.describe() : "undefined");
+  Tensor result = Tensor::empty({3}, DType::i64, index.device());
+  kernels::on(index).index_range(index, low, high, result);
+  const std::vector<int64_t> r = result.cpu().to_vector<int64_t>();
+  return {r[0], r[1], r[2]};
+}
 
 // --- comparison helpers --------------------------------------------------------------------------
 
+namespace {
+// One number of a 0-d tensor on any device, copied to the host.
+double host_value(const Tensor& t) { return t.cpu().item(); }
+}  // namespace
+
 double max_abs_diff(const Tensor& a, const Tensor& b) {
   LINTRA_CHECK(a.shape() == b.shape(), "max_abs_diff: shapes {} and {} differ", shape_str(a.shape()), shape_str(b.shape()));
-  auto va = a.to_vector<double>(), vb = b.to_vector<double>();
-  double m = 0;
-  for (size_t i = 0; i < va.size(); ++i) {
-    double d = std::abs(va[i] - vb[i]);
-    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
-    m = std::max(m, d);
-  }
-  return m;
+  if (a.numel() == 0) return 0;
+  const double m = host_value(amax(abs(sub(a.to(DType::f64), b.to(DType::f64)))));
+  return std::isnan(m) ? std::numeric_limits<double>::infinity() : m;
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   if (a.shape() != b.shape()) return false;
-  auto va = a.to_vector<double>(), vb = b.to_vector<double>();
-  for (size_t i = 0; i < va.size(); ++i) {
-    if (!(std::abs(va[i] - vb[i]) <= atol + rtol * std::abs(vb[i]))) return false;
-  }
-  return true;
+  if (a.numel() == 0) return true;
+  const Tensor a64 = a.to(DType::f64), b64 = b.to(DType::f64);
+  const Tensor ok = le(abs(sub(a64, b64)), add(mul(abs(b64), rtol), atol));  // false for NaN
+  return host_value(sum(logical_not(ok))) == 0;
 }
 
 bool all_finite(const Tensor& x) {
-  if (!is_floating(x.dtype())) return true;
-  auto v = x.to_vector<double>();
-  for (double d : v)
-    if (!std::isfinite(d)) return false;
-  return true;
+  if (!is_floating(x.dtype()) || x.numel() == 0) return true;
+  return std::isfinite(host_value(amax(abs(x))));  // a NaN anywhere makes the maximum NaN
 }
 
 }  // namespace lintra::ops

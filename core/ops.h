@@ -139,11 +139,63 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending = f
 Tensor argsort(const Tensor& x, int64_t dim, bool descending = false);
 
 // --- random --------------------------------------------------------------------------------------
-Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype = DType::f32);  // 1 w.p. p
-Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen);             // i64
-Tensor randperm(int64_t n, Generator& gen);                                                // i64
+Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype = DType::f32,
+                 Device device = Device::cpu);  // 1 w.p. p
+// Drawn on the host (Generator::randint, randperm) and copied to `device`.
+Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen, Device device = Device::cpu);  // i64
+Tensor randperm(int64_t n, Generator& gen, Device device = Device::cpu);                                      // i64
+
+// --- range checks --------------------------------------------------------------------------------
+// The values of an int64 tensor outside [low, high): how many, and the first in row-major order with
+// its flat position. One kernel and a copy of three numbers to the host, on any device: the way code
+// above the kernels validates indices and lengths.
+struct IndexRange {
+  int64_t outside = 0;    // how many values lie outside
+  int64_t position = -1;  // flat position of the first (−1 when none)
+  int64_t value = 0;      // its value
+};
+IndexRange index_range(const Tensor& index, int64_t low, int64_t high);
+
+// --- fused model ops (ops_models.cpp; contracts in core/kernels.h) -------------------------------
+// softmax over the last dim of x among the `allowed` keys (u8, broadcasting to x): 0 on masked keys
+// and on rows with no allowed key. The backward is softmax_backward.
+Tensor masked_softmax(const Tensor& x, const Tensor& allowed);
+// Reformer's plan of one hash round for chunks of `chunk` slots (nn/attention/reformer_attention.cpp).
+struct LshPlan {
+  Tensor query_rows, window_rows, scatter;  // i64 row indices
+  Tensor additive, row_ok;                  // (BH, nc, C, W) and (BH, nc, C, 1) of `dtype`
+};
+LshPlan lsh_plan(const Tensor& buckets, const Tensor& lengths, int64_t chunk, bool causal, bool masked,
+                 double self_logit, DType dtype);
+// One draw per row of a (R, 3K) logistic mixture from (R, K + 1) float64 uniforms: i64 (R) levels, and the
+// first non-finite parameter's row and component (−1 when none).
+struct MixtureSample {
+  Tensor values;
+  int64_t bad_row = -1, bad_component = -1;
+};
+MixtureSample sample_mol(const Tensor& params, const Tensor& uniforms, int64_t levels);
+// CTC loss and its gradient per sequence; status (B, 3) as core/kernels.h ctc_loss says (on the device).
+struct CtcLoss {
+  Tensor nll, grad, status;
+};
+CtcLoss ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths);
+
+// --- optimizer updates, in place (ops_optim.cpp; the formulas in core/kernels.h) -----------------
+// p, g and the state tensors: one shape, one float dtype, contiguous. The caller bumps p's version.
+struct AdamStep {
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double decay = 1;  // p ← p·decay (decoupled weight decay: 1 − lr·wd)
+  double step = 0;   // the step size, learning rate and bias corrections included
+  bool rectified = true;
+};
+void adam_update_(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, const AdamStep& step);
+void sgd_update_(Tensor& p, const Tensor& g, Tensor& buf, double lr, double momentum, double weight_decay, bool first);
+// Σ x² in float64 (blocks in a fixed order: independent of the thread count), copied to the host.
+double sum_squares(const Tensor& x);
 
 // --- comparison helpers (tests) ------------------------------------------------------------------
+// On any device (both operands on one); the answer is copied to the host.
 double max_abs_diff(const Tensor& a, const Tensor& b);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 bool all_finite(const Tensor& x);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/device_copy.h"
 #include "core/kernels.h"
 #include "core/rng.h"
 
@@ -20,45 +21,44 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   return t;
 }
 
-Tensor Tensor::zeros(const Shape& shape, DType dtype) { return full(shape, 0.0, dtype); }
-Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Tensor Tensor::zeros(const Shape& shape, DType dtype, Device device) { return full(shape, 0.0, dtype, device); }
+Tensor Tensor::ones(const Shape& shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
 
-Tensor Tensor::full(const Shape& shape, double value, DType dtype) {
-  Tensor t = empty(shape, dtype);
+Tensor Tensor::full(const Shape& shape, double value, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
   kernels::on(t).fill(t, value);
   return t;
 }
 
-Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype); }
+Tensor Tensor::scalar(double value, DType dtype, Device device) { return full({}, value, dtype, device); }
 
-Tensor Tensor::arange(int64_t n, DType dtype) {
-  Tensor t = empty({n}, DType::i64);
-  int64_t* p = t.data<int64_t>();
-  for (int64_t i = 0; i < n; ++i) p[i] = i;
-  return dtype == DType::i64 ? t : t.to(dtype);
+Tensor Tensor::arange(int64_t n, DType dtype, Device device) {
+  Tensor t = empty({n}, dtype, device);
+  kernels::on(t).arange(t, 0.0, 1.0);
+  return t;
 }
 
 template <typename T>
-Tensor Tensor::from_vector(const std::vector<T>& values, const Shape& shape) {
+Tensor Tensor::from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
   LINTRA_CHECK(int64_t(values.size()) == numel_of(shape), "from_vector: {} values for shape {} ({} elements)",
                values.size(), shape_str(shape), numel_of(shape));
   Tensor t = empty(shape, dtype_of<T>::value);
   if (!values.empty()) std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(T));
-  return t;
+  return t.to(device);
 }
-template Tensor Tensor::from_vector(const std::vector<float>&, const Shape&);
-template Tensor Tensor::from_vector(const std::vector<double>&, const Shape&);
-template Tensor Tensor::from_vector(const std::vector<int64_t>&, const Shape&);
-template Tensor Tensor::from_vector(const std::vector<uint8_t>&, const Shape&);
+template Tensor Tensor::from_vector(const std::vector<float>&, const Shape&, Device);
+template Tensor Tensor::from_vector(const std::vector<double>&, const Shape&, Device);
+template Tensor Tensor::from_vector(const std::vector<int64_t>&, const Shape&, Device);
+template Tensor Tensor::from_vector(const std::vector<uint8_t>&, const Shape&, Device);
 
-Tensor Tensor::uniform(const Shape& shape, Generator& gen, double low, double high, DType dtype) {
-  Tensor t = empty(shape, dtype);
+Tensor Tensor::uniform(const Shape& shape, Generator& gen, double low, double high, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
   kernels::on(t).uniform(t, gen, low, high);
   return t;
 }
 
-Tensor Tensor::normal(const Shape& shape, Generator& gen, double mean, double std, DType dtype) {
-  Tensor t = empty(shape, dtype);
+Tensor Tensor::normal(const Shape& shape, Generator& gen, double mean, double std, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
   kernels::on(t).normal(t, gen, mean, std);
   return t;
 }
@@ -81,12 +81,26 @@ bool Tensor::is_contiguous() const {
 
 std::string Tensor::describe() const {
   if (!defined()) return "undefined";
-  return fmt::format("{}{}", dtype_, shape_str(shape_));
+  if (device().is_cpu()) return fmt::format("{}{}", dtype_, shape_str(shape_));
+  return fmt::format("{}{} on {}", dtype_, shape_str(shape_), device());
+}
+
+void Tensor::check_host_access(const char* what) const {
+  LINTRA_CHECK(defined(), "{} on an undefined tensor", what);
+  LINTRA_CHECK(device().is_cpu(),
+               "{} reads the elements of {} on the host, but host code may read only CPU tensors: copy it first "
+               "with .cpu() (or .to(Device::cpu)); code above the kernels should call an op instead",
+               what, describe());
+}
+
+void* Tensor::unchecked_data() const {
+  LINTRA_CHECK(defined(), "raw_data() on an undefined tensor");
+  return static_cast<char*>(storage_->data()) + offset_ * int64_t(dtype_size(dtype_));
 }
 
 void* Tensor::raw_data() const {
-  LINTRA_CHECK(defined(), "raw_data() on an undefined tensor");
-  return static_cast<char*>(storage_->data()) + offset_ * int64_t(dtype_size(dtype_));
+  check_host_access("raw_data()");
+  return unchecked_data();
 }
 
 // --- views ---------------------------------------------------------------------------------------
@@ -298,11 +312,17 @@ Tensor Tensor::to(DType dtype) const {
   return out;
 }
 
+Tensor Tensor::to(Device device) const {
+  LINTRA_CHECK(defined(), "to({}): undefined tensor", device);
+  if (device == this->device()) return *this;
+  return copy_to_device(*this, device);
+}
+
 Tensor& Tensor::fill_(double value) {
   if (is_contiguous()) {
     kernels::on(*this).fill(*this, value);
   } else {
-    kernels::on(*this).copy(Tensor::full({}, value, dtype_), *this);
+    kernels::on(*this).copy(Tensor::full({}, value, dtype_, device()), *this);
   }
   bump_version();
   return *this;
@@ -312,7 +332,8 @@ Tensor& Tensor::copy_(const Tensor& src) {
   Shape b = broadcast_shapes(src.shape(), shape_, "copy_");
   LINTRA_CHECK(b == shape_, "copy_: source {} does not broadcast to destination {}", shape_str(src.shape()),
                shape_str(shape_));
-  kernels::on(*this).copy(src, *this);
+  const Tensor from = src.device() == device() ? src : src.to(device());
+  kernels::on(*this).copy(from, *this);
   bump_version();
   return *this;
 }
@@ -320,11 +341,13 @@ Tensor& Tensor::copy_(const Tensor& src) {
 // --- element access ------------------------------------------------------------------------------
 
 double Tensor::item() const {
+  check_host_access("item()");
   LINTRA_CHECK(numel() == 1, "item: tensor of shape {} has {} elements, not 1", shape_str(shape_), numel());
   return at(std::vector<int64_t>(shape_.size(), 0));
 }
 
 double Tensor::at(const std::vector<int64_t>& index) const {
+  check_host_access("at()");
   LINTRA_CHECK(int64_t(index.size()) == dim(), "at: {} indices for shape {}", index.size(), shape_str(shape_));
   int64_t off = offset_;
   for (size_t i = 0; i < index.size(); ++i) {
@@ -339,6 +362,7 @@ double Tensor::at(const std::vector<int64_t>& index) const {
 }
 
 template <typename T> std::vector<T> Tensor::to_vector() const {
+  check_host_access("to_vector()");
   Tensor c = to(dtype_of<T>::value).contiguous();
   const T* p = c.data<T>();
   return std::vector<T>(p, p + c.numel());

@@ -15,14 +15,14 @@ std::pair<int64_t, int64_t> fan_in_out(const Shape& s) {
 }
 
 void uniform_(Var& v, Generator& gen, double low, double high) {
-  v.set_data(Tensor::uniform(v.shape(), gen, low, high, v.dtype()));
+  v.set_data(Tensor::uniform(v.shape(), gen, low, high, v.dtype(), v.data().device()));
 }
 
 void normal_(Var& v, Generator& gen, double mean, double std) {
-  v.set_data(Tensor::normal(v.shape(), gen, mean, std, v.dtype()));
+  v.set_data(Tensor::normal(v.shape(), gen, mean, std, v.dtype(), v.data().device()));
 }
 
-void constant_(Var& v, double value) { v.set_data(Tensor::full(v.shape(), value, v.dtype())); }
+void constant_(Var& v, double value) { v.set_data(Tensor::full(v.shape(), value, v.dtype(), v.data().device())); }
 
 void kaiming_uniform_(Var& weight, Generator& gen, double a) {
   auto [fan_in, _] = fan_in_out(weight.shape());

@@ -39,12 +39,12 @@ std::string LSTM::extra_repr() const {
 }
 
 Tensor reverse_within_lengths_index(const Tensor& lengths, int64_t T) {
-  const std::vector<int64_t> len = lengths.to_vector<int64_t>();
+  const std::vector<int64_t> len = lengths.cpu().to_vector<int64_t>();  // a small copy to the host
   std::vector<int64_t> idx;
   idx.reserve(len.size() * size_t(T));
   for (int64_t Tb : len)
     for (int64_t t = 0; t < T; ++t) idx.push_back(t < Tb ? Tb - 1 - t : t);
-  return Tensor::from_vector(idx, {int64_t(len.size()), T});
+  return Tensor::from_vector(idx, {int64_t(len.size()), T}, lengths.device());
 }
 
 Var LSTM::run(const Direction& d, const Var& x, const Tensor& lengths, bool reverse) const {
@@ -55,11 +55,11 @@ Var LSTM::forward(const Var& x, const Tensor& lengths) const {
   LINTRA_CHECK(x.defined() && x.dim() == 3 && x.size(2) == input_size_,
                "LSTM: input must be (B, T, {}), got {}", input_size_, x.defined() ? x.data().describe() : "undefined");
   const int64_t B = x.size(0), T = x.size(1);
-  Tensor len = lengths.defined() ? lengths : Tensor::full({B}, double(T), DType::i64);
+  Tensor len = lengths.defined() ? lengths : Tensor::full({B}, double(T), DType::i64, x.data().device());
   LINTRA_CHECK(len.dtype() == DType::i64 && len.dim() == 1 && len.size(0) == B,
                "LSTM: lengths must be int64 ({}), got {}", B, len.describe());
-  for (int64_t v : len.to_vector<int64_t>())
-    LINTRA_CHECK(v >= 0 && v <= T, "LSTM: lengths must be in [0, {}], got {}", T, v);
+  const ops::IndexRange r = ops::index_range(len, 0, T + 1);
+  LINTRA_CHECK(r.outside == 0, "LSTM: lengths must be in [0, {}], got {}", T, r.value);
   Var out = x;
   const int64_t D = bidirectional_ ? 2 : 1;
   for (int64_t l = 0; l < layers_; ++l) {

@@ -110,6 +110,25 @@ void Module::to(DType dtype) {
   }
 }
 
+void Module::to(Device device) {
+  for (auto& [_, v] : named_parameters()) {
+    VarImpl* impl = v.impl();
+    if (impl->data.device() == device) continue;
+    impl->data = impl->data.to(device);
+    impl->grad = Tensor();
+  }
+}
+
+Device Module::device() const {
+  const auto params = named_parameters();
+  if (params.empty()) return Device::cpu;
+  const Device d = params.front().second.data().device();
+  for (const auto& [name, v] : params)
+    LINTRA_CHECK(v.data().device() == d, "{}: parameters on several devices: '{}' on {}, '{}' on {}", type_name(),
+                 params.front().first, d, name, v.data().device());
+  return d;
+}
+
 void Module::describe_into(std::string& out, const std::string& name, int depth) const {
   std::string indent(size_t(2 * depth), ' ');
   out += indent;

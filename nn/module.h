@@ -67,6 +67,11 @@ class Module {
   void zero_grad();  // drops every parameter's gradient
   // Converts every parameter to `dtype` (float32 ↔ float64, e.g. for gradient checks); drops grads.
   void to(DType dtype);
+  // Moves every parameter to `device` (an explicit copy); drops grads. The module's generators stay
+  // as they are: random numbers do not depend on the device. Inputs must be moved by the caller.
+  void to(Device device);
+  // Where the parameters live (the CPU for a module without any); throws when they are on several.
+  Device device() const;
   // The tree with hyperparameters and parameter shapes, one module per line.
   std::string describe() const;
 

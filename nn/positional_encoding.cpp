@@ -16,7 +16,7 @@ PositionalMode positional_mode_from_string(const std::string& name) {
 
 const char* positional_mode_name(PositionalMode m) { return m == PositionalMode::concat ? "concat" : "add"; }
 
-Tensor sinusoidal_encoding(int64_t n, int64_t dim, int64_t start, DType dtype) {
+Tensor sinusoidal_encoding(int64_t n, int64_t dim, int64_t start, DType dtype, Device device) {
   LINTRA_CHECK(n >= 0 && dim > 0 && start >= 0, "sinusoidal_encoding: need n >= 0, dim > 0, start >= 0, got {}, {}, {}",
                n, dim, start);
   Tensor pe = Tensor::empty({n, dim}, DType::f64);
@@ -30,7 +30,7 @@ Tensor sinusoidal_encoding(int64_t n, int64_t dim, int64_t start, DType dtype) {
       if (c + 1 < dim) p[r * dim + c + 1] = std::cos(angle);
     }
   }
-  return pe.to(dtype);
+  return pe.to(dtype).to(device);  // made on the host from the geometry alone, then copied
 }
 
 PositionalEncoding::PositionalEncoding(int64_t d_model, PositionalMode mode) : d_model_(d_model), mode_(mode) {
@@ -47,7 +47,7 @@ Var PositionalEncoding::forward(const Var& x, int64_t start) const {
                input_dim(), shape_str(x.shape()));
   const int64_t B = x.size(0), N = x.size(1);
   const int64_t pe_dim = mode_ == PositionalMode::concat ? d_model_ - input_dim() : d_model_;
-  Tensor pe = sinusoidal_encoding(N, pe_dim, start, x.dtype()).unsqueeze(0);  // (1, N, pe_dim)
+  Tensor pe = sinusoidal_encoding(N, pe_dim, start, x.dtype(), x.data().device()).unsqueeze(0);  // (1, N, pe_dim)
   if (mode_ == PositionalMode::add) return add(x, Var(pe));
   return cat({x, Var(pe.expand({B, N, pe_dim}))}, 2);
 }

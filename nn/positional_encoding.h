@@ -7,8 +7,9 @@
 //   concat  x (B, N, D/2) → [x, pe(N, D/2)] (B, N, D): the token embedding has half the model
 //           width and the other half is the encoding (the paper's image and copy experiments);
 //   add     x (B, N, D) → x + pe(N, D).
-// input_dim() tells the width the token embedding must have. The table is computed in float64
-// and cast; O(N·D) per call, no parameters.
+// input_dim() tells the width the token embedding must have. The table is computed on the host in
+// float64 from the geometry alone (no tensor data is read), cast, and copied to the input's device;
+// O(N·D) per call, no parameters.
 #pragma once
 
 #include <string>
@@ -21,8 +22,9 @@ enum class PositionalMode { concat, add };
 PositionalMode positional_mode_from_string(const std::string& name);  // "concat" | "add"
 const char* positional_mode_name(PositionalMode m);
 
-// Rows [start, start + n) of the (·, dim) table.
-Tensor sinusoidal_encoding(int64_t n, int64_t dim, int64_t start = 0, DType dtype = DType::f32);
+// Rows [start, start + n) of the (·, dim) table, on `device`.
+Tensor sinusoidal_encoding(int64_t n, int64_t dim, int64_t start = 0, DType dtype = DType::f32,
+                           Device device = Device::cpu);
 
 class PositionalEncoding : public Module {
  public:

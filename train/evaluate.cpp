@@ -28,6 +28,19 @@ void load_model_weights(nn::Model& model, const CheckpointData& c) {
   copy_parameters(model, c);
 }
 
+Device command_device(const Config& cfg, const std::string& requested, const std::string& command) {
+  const std::string text = requested.empty() ? cfg.get_string("device") : requested;
+  const std::string from = requested.empty() ? "the checkpoint's config" : "--device";
+  try {
+    const Device device = Device::parse(text);
+    check_device_available(device);
+    return device;
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {} (device {} from {}); give --device cpu to run on the CPU", command, e.what(), text,
+                            from));
+  }
+}
+
 Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches) {
   NoGradGuard no_grad;
   model.eval();
@@ -39,8 +52,10 @@ Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t 
   Evaluation e;
   e.batch_size = lo.batch_size;
   e.batches = max_batches > 0 ? std::min(max_batches, loader.batches_per_epoch()) : loader.batches_per_epoch();
+  const Device device = model.device();
   nn::MetricSums sums;
-  for (int64_t b = 0; b < e.batches; ++b) nn::accumulate_sums(sums, model.loss(to_model_batch(loader.next())).sums);
+  for (int64_t b = 0; b < e.batches; ++b)
+    nn::accumulate_sums(sums, model.loss(to_model_batch(loader.next()).to(device)).sums);
   model.train();
   e.metrics = model.summarize(sums);
   return e;
@@ -49,12 +64,14 @@ Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t 
 int run_eval(const EvalCommand& cmd) {
   CheckpointData c = load_checkpoint(cmd.checkpoint);
   Config cfg = config_from_checkpoint(c);
+  const Device device = command_device(cfg, cmd.device, "eval");
   std::shared_ptr<nn::Model> model = build_model(cfg);
   load_model_weights(*model, c);
+  model->to(device);
   DataSplits splits = build_data(cfg, /*with_test=*/true);
   const Evaluation e = evaluate_model(*model, *splits.test, eval_batch_size(cfg), cmd.max_batches);
-  fmt::print("{} (step {}), {} on {} batches of {}:\n", cmd.checkpoint, c.global_step, splits.test->name(), e.batches,
-             e.batch_size);
+  fmt::print("{} (step {}), {} on {} batches of {} on {}:\n", cmd.checkpoint, c.global_step, splits.test->name(),
+             e.batches, e.batch_size, device);
   for (const auto& [k, v] : e.metrics) fmt::print("  {:<14} {:.6f}\n", k, v);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "core/device.h"
 #include "data/dataset.h"
 #include "nn/models/model.h"
 #include "train/checkpoint/checkpoint.h"
@@ -17,9 +18,15 @@ Config config_from_checkpoint(const CheckpointData& c);
 // Copies a checkpoint's /model tensors into the model's parameters; throws listing every mismatch.
 void load_model_weights(nn::Model& model, const CheckpointData& c);
 
+// The device `lintra eval` or `lintra sample` computes on: `requested` (their --device) when given,
+// else the `device` of the checkpoint's config (where it trained). Throws naming the command, the
+// device and where it came from when it is no device or is not there (core/device.h
+// check_device_available), with the hint --device cpu.
+Device command_device(const Config& cfg, const std::string& requested, const std::string& command);
+
 // The model's metrics (model.summarize) over the first max_batches batches of `split` (0: all), in
-// order, in batches of min(batch_size, split size); in eval mode without gradients, back in train
-// mode after.
+// order, in batches of min(batch_size, split size), each moved to the model's device; in eval mode
+// without gradients, back in train mode after.
 struct Evaluation {
   std::map<std::string, double> metrics;
   int64_t batches = 0, batch_size = 0;  // what was evaluated
@@ -29,6 +36,7 @@ Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t 
 struct EvalCommand {
   std::string checkpoint;
   int64_t max_batches = 0;  // 0: the whole evaluation split
+  std::string device;       // empty: the checkpoint config's `device`
 };
 // `lintra eval`: prints the metrics of a checkpoint on its data set's test split.
 int run_eval(const EvalCommand& cmd);

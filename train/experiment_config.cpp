@@ -91,7 +91,8 @@ BoundSection<TrainOptions> train_section() {
       .min(0);
   s.add_int("grad_accum", &T::grad_accum, 1, "batches whose gradients are summed per update").min(1);
   s.add_int("eval_every", &T::eval_every, 0, "evaluate every N updates (0: only at the end)").min(0);
-  s.add_int("eval_batches", &T::eval_batches, 20, "batches per evaluation").min(1);
+  s.add_int("eval_batches", &T::eval_batches, 20,
+            "batches per periodic evaluation (the final evaluation reads the whole eval split)").min(1);
   s.add_int("log_every", &T::log_every, 50, "write a training metrics line every N updates").min(1);
   s.add_int("checkpoint_every", &T::checkpoint_every, 0, "checkpoint every N updates (0: only at the end)").min(0);
   s.add_int("keep_last", &T::keep_last, 3, "newest checkpoints kept").min(1);
@@ -110,13 +111,18 @@ Schema experiment_schema() {
   top.add_string("experiment", "run", "run name: the run directory is runs/<experiment>/<timestamp>");
   top.add_int("seed", 1, "one seed for every generator (init, dropout, hashing, shuffling)").min(0);
   top.add_int("threads", 0, "threads for OpenMP and OpenBLAS (0: all cores)").min(0);
+  top.add_string("device", "cpu",
+                 "where the run computes: cpu, cuda (GPU 0) or cuda:N (strict:N: the strict test device, for "
+                 "tests); checkpoints do not depend on it, so a resumed run may change it");
 
   Schema data("the data set");
   data.add_enum("name", {"copy", "mnist", "fashion-mnist", "cifar10", "photos32", "espeak-speech", "speech"}, "copy",
                 "data set (speech: a corpus made by `lintra data prepare speech`, in data.corpus)");
   data.add_string("root", "", "data cache folder (empty: $LINTRA_DATA, else data/cache)");
   data.add_int("train_size", 0, "training samples (0: the whole split; copy task: sequences generated)").min(0);
-  data.add_int("eval_size", 0, "evaluation samples (0: the whole split)").min(0);
+  data.add_int("eval_size", 0,
+               "evaluation samples: a fixed seeded subset of the split, the same for every run (0: the whole "
+               "split; copy task: sequences generated)").min(0);
   data.add_int("max_length", 128, "copy task: sequence length").min(4);
   data.add_enum("corpus_size", {"tiny", "small", "full"}, "small", "espeak-speech: corpus size (lintra data prepare espeak-speech)");
   data.add_string("corpus", "", "speech: prepared corpus folder (relative to the data cache, or absolute)");
@@ -223,9 +229,23 @@ void check_experiment_name(const Config& cfg) {
                cfg.where("experiment"), name, hint);
 }
 
+Device experiment_device(const Config& cfg, bool check_available) {
+  const std::string text = cfg.get_string("device");
+  Device device;
+  try {
+    device = Device::parse(text);
+    if (check_available) check_device_available(device);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}; set `device: cpu` (or device=cpu on the command line) to train on the CPU",
+                            cfg.where("device"), e.what()));
+  }
+  return device;
+}
+
 Config load_experiment_config(const std::vector<std::string>& files, const std::vector<std::string>& overrides) {
   Config cfg = load_config(experiment_schema(), files, overrides);
   check_model_fits_data(cfg);
+  experiment_device(cfg, /*check_available=*/false);  // a typo fails here; a missing GPU when training starts
   return cfg;
 }
 

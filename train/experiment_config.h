@@ -1,7 +1,7 @@
 // experiment_config.h — the schema of a training config (every key, its type, range and default;
 // configs/base.yaml is generated from it) and the typed views the trainer reads.
 //
-// Sections: top level (experiment, seed, threads), data, model (with model.attention validated
+// Sections: top level (experiment, seed, threads, device), data, model (with model.attention validated
 // against the attention registry: its allowed keys depend on model.attention.type), optim,
 // schedule, train. A component validates its own section; unknown keys anywhere are errors with
 // file:line and a did-you-mean.
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "nn/attention/registry.h"
 #include "train/config/config.h"
 #include "train/optim/optimizer.h"
@@ -31,6 +32,12 @@ void check_model_fits_data(const Config& cfg);
 // non-empty, relative, no '.', '..' or empty parts, no control characters; throws naming the key and
 // where it was set.
 void check_experiment_name(const Config& cfg);
+
+// `device`: cpu, cuda (GPU 0), cuda:N, or strict:N (the strict test device, for tests). Throws naming
+// the key and where it was set when the text is no device (load_experiment_config checks this), and,
+// with check_available, when the device is not there in this process (a CUDA device in a build
+// without CUDA, with no GPU visible, or N beyond the GPUs: core/device.h check_device_available).
+Device experiment_device(const Config& cfg, bool check_available = true);
 
 struct TrainOptions {
   int64_t steps = 0;

@@ -77,8 +77,8 @@ RunDir::RunDir(std::string dir, const std::string& yaml, const std::vector<std::
                     "this one took it over",
                     lock_.previous_holder(), lock_.path()));
   for (const RaisedKey& r : raised_)
-    log(fmt::format("{} raised from {} to {}: the run continues from its newest checkpoint (config.yaml updated)",
-                    r.key, r.before, r.after));
+    log(fmt::format("{} {} from {} to {}: the run continues from its newest checkpoint (config.yaml updated)", r.key,
+                    r.key == "device" ? "changed" : "raised", r.before, r.after));
 }
 
 // A new run writes config.yaml; an existing one must hold the same config, up to raised keys.

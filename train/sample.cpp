@@ -38,8 +38,9 @@ int sample_speech(const SampleCommand& cmd, const Config& cfg, const CheckpointD
   std::vector<data::Sample> samples;
   for (int64_t i = 0; i < n; ++i) samples.push_back(splits.test->get(i));
   data::Batch b = data::collate(samples, 0);
-  Tensor z = model.log_probs(b.features, b.lengths).data();
-  auto hyp = nn::ctc_greedy_decode(z, b.lengths);
+  const Tensor lengths = b.lengths.to(model.device());
+  Tensor z = model.log_probs(b.features.to(model.device()), lengths).data();
+  auto hyp = nn::ctc_greedy_decode(z, lengths);
   fmt::print("{} (step {}): greedy CTC decodings of {} utterances of {}\n", cmd.checkpoint, c.global_step, n,
              splits.test->name());
   double dist = 0, ref = 0;
@@ -70,15 +71,9 @@ int sample_copy(const SampleCommand& cmd, const Config& cfg, const CheckpointDat
     LINTRA_CHECK(sep != seq.end() && sep != seq.begin(), "sample: {} item {} is not a copy-task sequence w 0 w",
                  splits.test->name(), i);
     const std::vector<int64_t> w(seq.begin(), sep);
-    std::vector<int64_t> prefix(seq.begin(), sep + 1), copy;
-    for (size_t k = 0; k < w.size(); ++k) {
-      Tensor logits = model.logits(Tensor::from_vector(prefix, {1, int64_t(prefix.size())})).data();
-      const int64_t V = logits.size(2);
-      const std::vector<float> last = logits.select(1, logits.size(1) - 1).contiguous().to_vector<float>();
-      const int64_t next = int64_t(std::max_element(last.begin(), last.begin() + V) - last.begin());
-      copy.push_back(next);
-      prefix.push_back(next);
-    }
+    const std::vector<int64_t> prefix(seq.begin(), sep + 1);
+    const Tensor given = Tensor::from_vector(prefix, {1, int64_t(prefix.size())}, model.device());
+    const std::vector<int64_t> copy = model.greedy(given, int64_t(w.size())).cpu().to_vector<int64_t>();
     int64_t ok = 0;
     for (size_t k = 0; k < w.size(); ++k) ok += copy[k] == w[k];
     right += ok;
@@ -95,8 +90,10 @@ int sample_copy(const SampleCommand& cmd, const Config& cfg, const CheckpointDat
 int run_sample(const SampleCommand& cmd) {
   CheckpointData c = load_checkpoint(cmd.checkpoint);
   Config cfg = config_from_checkpoint(c);
+  const Device device = command_device(cfg, cmd.device, "sample");
   std::shared_ptr<nn::Model> model = build_model(cfg);
   load_model_weights(*model, c);
+  model->to(device);
   if (auto* speech = dynamic_cast<nn::SpeechModel*>(model.get())) return sample_speech(cmd, cfg, c, *speech);
   if (auto* copy = dynamic_cast<nn::CopyModel*>(model.get())) return sample_copy(cmd, cfg, c, *copy);
   auto* image = dynamic_cast<nn::ImageModel*>(model.get());
@@ -119,7 +116,7 @@ int run_sample(const SampleCommand& cmd) {
     out = (run / "samples" / fmt::format("step_{}.png", c.global_step)).string();
   }
   const int64_t cols = int64_t(std::ceil(std::sqrt(double(cmd.n))));
-  data::write_png_grid(images, (cmd.n + cols - 1) / cols, cols, side, side, channels, out);
+  data::write_png_grid(images.cpu(), (cmd.n + cols - 1) / cols, cols, side, side, channels, out);
   fmt::print("{} images ({}×{}×{}) generated {} in {:.2f} s ({:.3f} images/s); wrote {}\n", cmd.n, side, side, channels,
              recurrent ? "with the recurrent form" : "by recomputing the prefix", secs, double(cmd.n) / secs, out);
   return 0;

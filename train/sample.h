@@ -12,11 +12,13 @@ struct SampleCommand {
   std::string out;            // PNG path (default: <run dir>/samples/step_<N>.png next to the checkpoint)
   uint64_t seed = 0;
   std::string mode = "auto";  // auto | recurrent | recompute
+  std::string device;         // empty: the checkpoint config's `device`
 };
 // Image models: generates n images pixel by pixel (the recurrent form where the attention has one,
 // else the prefix recomputed for every pixel, as the paper's protocol) and writes a PNG grid.
 // Speech models: prints the greedy CTC decodings of n test utterances beside their references.
 // Copy models: prints the greedy copies of n test sequences and the copy accuracy.
+// All on `device` (train/evaluate.h command_device); what is printed or written is copied to the host.
 int run_sample(const SampleCommand& cmd);
 
 }  // namespace lintra::train

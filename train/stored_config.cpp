@@ -44,11 +44,19 @@ std::optional<double> number(const std::string& text) {
 
 // True when `key` may change from `before` to `after` on resume.
 bool may_grow(const std::string& key, const std::string& before, const std::string& after) {
+  if (key == "device") return true;  // where the run computes, not what: checkpoints hold CPU tensors
   const auto b = number(before), a = number(after);
   if (!a || !b) return false;
   if (key == "train.steps") return *a > *b;
   if (key == "train.time_budget") return *b > 0 && (*a == 0 || *a > *b);  // 0: no budget
   return false;
+}
+
+// A quoted YAML scalar without escapes ("strict:0") as its text, for the log; anything else as it is.
+std::string unquoted(const std::string& text) {
+  const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"' &&
+                      text.find_first_of("\\\"", 1) == text.size() - 1;
+  return quoted ? text.substr(1, text.size() - 2) : text;
 }
 
 std::string shown(const std::optional<std::string>& v) { return v ? "`" + *v + "`" : "absent"; }
@@ -67,7 +75,7 @@ std::vector<RaisedKey> compare_stored_config(const Config& stored, const Config&
   for (const auto& [key, values] : differ) {
     const auto& [before, after] = values;
     if (before && after && may_grow(key, *before, *after)) {
-      raised.push_back({key, *before, *after});
+      raised.push_back({key, unquoted(*before), unquoted(*after)});
     } else {
       const bool lowered = key == "train.steps" || key == "train.time_budget";
       refused.push_back(fmt::format("{}: {} in the run directory, {} now{}", key, shown(before), shown(after),
@@ -76,8 +84,8 @@ std::vector<RaisedKey> compare_stored_config(const Config& stored, const Config&
   }
   LINTRA_CHECK(refused.empty(),
                "{}: the run directory was made with another config ({} key(s) differ):\n  {}\nResume it with its own "
-               "config (`lintra train {}/config.yaml`; train.steps and train.time_budget may be raised), or pick a new "
-               "--run-dir.",
+               "config (`lintra train {}/config.yaml`; train.steps and train.time_budget may be raised, device may "
+               "change), or pick a new --run-dir.",
                dir, refused.size(), fmt::join(refused, "\n  "), dir);
   return raised;
 }

@@ -3,7 +3,9 @@
 //
 // Two keys may differ, and only upward, so that a finished run can be continued: train.steps
 // (raised) and train.time_budget (raised, or set to 0: no budget). They only say when the loop
-// stops; nothing they change is in a checkpoint's shapes or in what an update computes. Any other
+// stops; nothing they change is in a checkpoint's shapes or in what an update computes. `device`
+// may change either way (a run trained on a GPU resumes on the CPU and the other way round):
+// checkpoints hold CPU tensors, and it says where an update is computed, not what. Any other
 // difference (a shape, a data set, a learning rate, a seed …) makes the run another experiment and
 // is refused, naming every differing key with both values.
 #pragma once
@@ -15,7 +17,7 @@
 
 namespace lintra::train {
 
-// One key that a resumed run raised: "train.steps", "200", "400".
+// One key that a resumed run raised (or, for device, changed): "train.steps", "200", "400".
 struct RaisedKey {
   std::string key, before, after;
 };

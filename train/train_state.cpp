@@ -13,11 +13,13 @@ CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, 
   c.global_step = st.step;
   c.epoch = loader.position().epoch;
   c.config_yaml = yaml;
-  for (const auto& [name, v] : model.named_parameters()) c.model.emplace_back(name, v.data());
+  // Checkpoints hold CPU tensors whatever the model's device: saved runs resume on any device.
+  for (const auto& [name, v] : model.named_parameters()) c.model.emplace_back(name, v.data().cpu());
   c.optimizer_type = opt.type();
   c.optimizer_hparams = opt.hparams();
   c.optimizer_step = opt.step_count();
-  for (const auto& [slot, tensors] : opt.state()) c.optimizer_slots[slot] = tensors;
+  for (const auto& [slot, tensors] : opt.state())
+    for (const auto& [name, t] : tensors) c.optimizer_slots[slot].emplace_back(name, t.cpu());
   c.scheduler = sched.state();
   for (const auto& [name, gen] : model.named_generators()) c.rng["model." + name] = gen->state();
   c.data = {loader.position().epoch, loader.position().batch_index, seed};
@@ -30,8 +32,8 @@ CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, 
 void copy_parameters(nn::Model& model, const CheckpointData& c) {
   std::map<std::string, Tensor> by_name(c.model.begin(), c.model.end());
   for (const auto& [name, v] : model.named_parameters()) {
-    Tensor t = v.data();  // a handle on the parameter's storage
-    t.copy_(by_name.at(name));
+    Tensor t = v.data();  // a handle on the parameter's storage, on the model's device
+    t.copy_(by_name.at(name));  // from the checkpoint's CPU tensor: an explicit copy to that device
   }
 }
 

@@ -27,6 +27,8 @@ struct TrainState {
 };
 
 // Everything above as one checkpoint; yaml is the resolved config, seed the loader's shuffle seed.
+// Tensors are copied to the CPU, so a checkpoint does not depend on the device the model trained on;
+// restore_checkpoint copies them to the device of the model's parameters (and the optimizer's slots).
 CheckpointData collect_checkpoint(const nn::Model& model, const Optimizer& opt, const Schedule& sched,
                                   const data::DataLoader& loader, const TrainState& st, const std::string& yaml,
                                   uint64_t seed);

@@ -73,7 +73,8 @@ Trainer::Trainer(Config cfg, const TrainCommand& cmd)
       yaml_(to_yaml(cfg_)),
       options_(train_options(cfg_)),
       threads_(set_threads(cfg_)),
-      schedule_(schedule_options(cfg_)) {
+      schedule_(schedule_options(cfg_)),
+      device_(experiment_device(cfg_)) {
   if (cmd.run_dir.empty()) check_experiment_name(cfg_);
   const std::string dir = cmd.run_dir.empty() ? default_run_dir(cfg_.get_string("experiment")) : cmd.run_dir;
   const bool resuming = RunDir::holds_run(dir);
@@ -121,7 +122,8 @@ void Trainer::build_data_and_model() {
   say(fmt::format("model: {}; {} available", size.describe(), human_bytes(available)));
   check_fits_in_memory(cfg_, size, available);
   model_ = build_model(cfg_);
-  say(fmt::format("model: {} parameters\n{}", model_->num_parameters(), model_->describe()));
+  model_->to(device_);
+  say(fmt::format("model: {} parameters on {}\n{}", model_->num_parameters(), device_, model_->describe()));
 }
 
 void Trainer::set_up_training() {
@@ -147,10 +149,7 @@ void Trainer::resume() {
 // --- one update ------------------------------------------------------------------------------------
 
 // The device seam: batches come from the loader on the CPU and go where the model lives (device_).
-nn::ModelBatch Trainer::to_device(const data::Batch& batch) const {
-  LINTRA_CHECK(device_ == Device::cpu, "train: the model lives on {}, and lintra trains on the CPU only", device_);
-  return to_model_batch(batch);
-}
+nn::ModelBatch Trainer::to_device(const data::Batch& batch) const { return to_model_batch(batch).to(device_); }
 
 Trainer::Update Trainer::update() {
   optimizer_->set_lr(schedule_.lr_at(state_.step));
@@ -160,7 +159,7 @@ Trainer::Update Trainer::update() {
     data::Batch batch = loader_->next();
     nn::ModelOutput out = model_->loss(to_device(batch));
     Var scaled = options_.grad_accum == 1 ? out.loss : mul(out.loss, 1.0 / double(options_.grad_accum));
-    loss_sum += out.loss.item();
+    loss_sum += nn::host_scalar(out.loss.data());
     scaled.backward();
     nn::accumulate_sums(window_sums_, out.sums);
     window_items_ += batch.size();
@@ -236,9 +235,10 @@ void Trainer::log_window(const Update& u) {
 
 // --- evaluation ------------------------------------------------------------------------------------
 
-bool Trainer::evaluate() {
-  std::map<std::string, double> m =
-      evaluate_model(*model_, *data_.eval, eval_batch_size(cfg_), options_.eval_batches).metrics;
+// Periodic evaluations read train.eval_batches batches; the final one (final) the whole eval split.
+bool Trainer::evaluate(bool final) {
+  const Evaluation e = evaluate_model(*model_, *data_.eval, eval_batch_size(cfg_), final ? 0 : options_.eval_batches);
+  std::map<std::string, double> m = e.metrics;
   LINTRA_CHECK(schedule_.name() != "plateau" || m.count(monitored_metric_),
                "schedule.monitor: the evaluation gives no metric '{}' (it gives: {})", monitored_metric_,
                fmt::join(metric_names(m), ", "));
@@ -252,10 +252,12 @@ bool Trainer::evaluate() {
   m["epoch"] = double(loader_->position().epoch);
   m["wall_time"] = wall_time();
   m["train_seconds"] = state_.train_seconds;
+  m["eval_batches"] = double(e.batches);
   run_dir_->metrics("eval", m);
   std::string summary;
   for (const auto& [k, v] : m)
-    if (k != "step" && k != "epoch" && k != "wall_time" && k != "train_seconds") summary += fmt::format("  {} {:.4f}", k, v);
+    if (k != "step" && k != "epoch" && k != "wall_time" && k != "train_seconds" && k != "eval_batches")
+      summary += fmt::format("  {} {:.4f}", k, v);
   if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
   run_dir_->log(fmt::format("eval at step {}:{}", state_.step, summary));
   return is_best;
@@ -305,7 +307,7 @@ int Trainer::loop() {
     }
     const bool last = finished();
     if (every(options_.log_every) || last) log_window(u);
-    const bool is_best = (every(options_.eval_every) || last) && evaluate();
+    const bool is_best = (every(options_.eval_every) || last) && evaluate(last);
     if (every(options_.checkpoint_every) || last || is_best) save(is_best);
   }
   log_end();

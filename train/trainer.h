@@ -19,8 +19,9 @@
 // Its parts, one member function each: set-up (the constructor), update(), evaluate(), save() and
 // restore() (train/train_state.h), and the stop check (train/stop_signal.h). Two seams for what
 // one process on one CPU does not need:
-//   - the device the model lives on (device_; the model is built there and to_device() moves each
-//     batch to it), for the CUDA backend;
+//   - the device the model lives on (device_, the config's `device`: checked before anything is
+//     written; the model is built on the CPU and moved there, and to_device() moves each batch to
+//     it; checkpoints hold CPU tensors, so a run may resume on another device);
 //   - averaging gradients across processes (GradientAverager, called between backward and the
 //     optimizer step), for data-parallel training.
 //
@@ -97,7 +98,7 @@ class Trainer {
   bool skip_nonfinite(double loss);
   nn::ModelBatch to_device(const data::Batch& batch) const;
   void log_window(const Update& u);
-  bool evaluate();  // true when the evaluation set a new best
+  bool evaluate(bool final);  // true when the evaluation set a new best
   std::string save(bool best);
   double wall_time() const;
 

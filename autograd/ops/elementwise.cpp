@@ -105,14 +105,14 @@ Var minimum(const Var& a, const Var& b) { return select_binary(a, b, false); }
 Var where(const Tensor& cond, const Var& a, const Var& b) {
   return make_result(ops::where(cond, a.data(), b.data()), "where", {a, b}, {cond},
                      [a = info(a), b = info(b)](const std::vector<Tensor>& s, const Tensor& g) {
-                       Tensor zero = Tensor::scalar(0, g.dtype());
+                       Tensor zero = Tensor::scalar(0, g.dtype(), g.device());
                        return std::vector<Tensor>{to_shape(ops::where(s[0], g, zero), a),
                                                   to_shape(ops::where(s[0], zero, g), b)};
                      });
 }
 
 Var masked_fill(const Var& x, const Tensor& mask, double value) {
-  return where(mask, Var(Tensor::scalar(value, x.dtype())), x);
+  return where(mask, Var(Tensor::scalar(value, x.dtype(), x.data().device())), x);
 }
 
 }  // namespace lintra

@@ -10,7 +10,7 @@ Var index_select(const Var& x, int64_t dim, const Tensor& index) {
   Tensor out = ops::index_select(x.data(), dim, index);
   dim = normalize_dim(dim, x.dim(), "index_select");
   return make_result(out, "index_select", {x}, {index}, [xs, dim](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::index_add(Tensor::zeros(xs, g.dtype()), dim, s[0], g)};
+    return std::vector<Tensor>{ops::index_add(Tensor::zeros(xs, g.dtype(), g.device()), dim, s[0], g)};
   });
 }
 
@@ -20,7 +20,7 @@ Var gather(const Var& x, int64_t dim, const Tensor& index) {
   Tensor out = ops::gather(x.data(), dim, index);
   dim = normalize_dim(dim, x.dim(), "gather");
   return make_result(out, "gather", {x}, {index}, [xs, dim](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::scatter_add(Tensor::zeros(xs, g.dtype()), dim, s[0], g)};
+    return std::vector<Tensor>{ops::scatter_add(Tensor::zeros(xs, g.dtype(), g.device()), dim, s[0], g)};
   });
 }
 
@@ -32,7 +32,7 @@ Var scatter_add(const Var& base, int64_t dim, const Tensor& index, const Var& sr
   return make_result(out, "scatter_add", {base, src}, {index}, [dim, ss](const std::vector<Tensor>& s, const Tensor& g) {
     Tensor gs = ops::gather(g, dim, s[0]);
     if (gs.shape() != ss) {  // index smaller than src: the rest of src was not used
-      Tensor full = Tensor::zeros(ss, g.dtype());
+      Tensor full = Tensor::zeros(ss, g.dtype(), g.device());
       Tensor dst = full;
       for (int64_t d = 0; d < int64_t(ss.size()); ++d) dst = dst.narrow(d, 0, gs.shape()[size_t(d)]);
       dst.copy_(gs);
@@ -49,7 +49,7 @@ Var embedding(const Var& weight, const Tensor& index) {
   Tensor out = ops::embedding(weight.data(), index);
   Tensor flat = index.reshape({-1});
   return make_result(out, "embedding", {weight}, {flat}, [ws](const std::vector<Tensor>& s, const Tensor& g) {
-    Tensor gw = Tensor::zeros(ws, g.dtype());
+    Tensor gw = Tensor::zeros(ws, g.dtype(), g.device());
     return std::vector<Tensor>{ops::index_add(gw, 0, s[0], g.reshape({-1, ws[1]}))};
   });
 }

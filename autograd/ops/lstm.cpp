@@ -33,8 +33,8 @@ void check_lstm_inputs(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh,
                "lstm_recurrence: xw, w_hh and b_hh must be on one device");
   LINTRA_CHECK(lengths.dtype() == DType::i64 && lengths.dim() == 1 && lengths.size(0) == B,
                "lstm_recurrence: lengths must be int64 ({}), got {}", B, lengths.describe());
-  for (int64_t v : lengths.to_vector<int64_t>())
-    LINTRA_CHECK(v >= 0 && v <= T, "lstm_recurrence: lengths must be in [0, {}], got {}", T, v);
+  const ops::IndexRange r = ops::index_range(lengths, 0, T + 1);
+  LINTRA_CHECK(r.outside == 0, "lstm_recurrence: lengths must be in [0, {}], got {}", T, r.value);
 }
 
 }  // namespace
@@ -48,7 +48,7 @@ Var lstm_recurrence(const Var& xw, const Var& w_hh, const Var& b_hh, const Tenso
   LINTRA_CHECK(xw.defined() && w_hh.defined() && b_hh.defined(),
                "lstm_recurrence: xw, w_hh and b_hh must be defined");
   const int64_t B = xw.dim() == 3 ? xw.size(0) : 0, T = xw.dim() == 3 ? xw.size(1) : 0;
-  const Tensor len = lengths.defined() ? lengths : Tensor::full({B}, double(T), DType::i64);
+  const Tensor len = lengths.defined() ? lengths : Tensor::full({B}, double(T), DType::i64, xw.data().device());
   check_lstm_inputs(xw.data(), w_hh.data(), b_hh.data(), len);
   const int64_t H = xw.size(2) / 4;
   const DType dt = xw.dtype();

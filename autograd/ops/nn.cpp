@@ -21,6 +21,15 @@ Var log_softmax(const Var& x, int64_t dim) {
   });
 }
 
+// y = masked_softmax(x, allowed): softmax among the allowed keys, 0 elsewhere and on empty rows.
+// dx = y·(g − Σ g·y), the softmax backward, which is 0 wherever y is 0.
+Var masked_softmax(const Var& x, const Tensor& allowed) {
+  Tensor y = ops::masked_softmax(x.data(), allowed);
+  return make_result(y, "masked_softmax", {x}, {y}, [](const std::vector<Tensor>& s, const Tensor& g) {
+    return std::vector<Tensor>{ops::softmax_backward(s[0], g, -1, false)};
+  });
+}
+
 // Layer norm over the last dim; the backward formula is in core/cpu/layer_norm.cpp.
 Var layer_norm(const Var& x, const Var& gamma, const Var& beta, double eps) {
   ops::LayerNormResult r = ops::layer_norm(x.data(), gamma.data(), beta.data(), eps);
@@ -35,7 +44,7 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, double eps) {
 Var dropout(const Var& x, double p, Generator& gen, bool training) {
   LINTRA_CHECK(p >= 0 && p < 1, "dropout: probability {} is outside [0, 1)", p);
   if (!training || p == 0) return x;
-  Tensor mask = ops::mul(ops::bernoulli(x.shape(), 1 - p, gen, x.dtype()), 1.0 / (1 - p));
+  Tensor mask = ops::mul(ops::bernoulli(x.shape(), 1 - p, gen, x.dtype(), x.data().device()), 1.0 / (1 - p));
   return mul(x, Var(mask));
 }
 
@@ -53,30 +62,30 @@ Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index,
   const int64_t R = t.numel();
   // Valid rows and safe targets (ignored rows read class 0, then get weight 0).
   Tensor valid = ops::ne(t, double(ignore_index));
-  Tensor safe_t = ops::where(valid, t, Tensor::scalar(0, DType::i64));
-  {
-    const int64_t* tp = safe_t.data<int64_t>();
-    for (int64_t i = 0; i < R; ++i)
-      LINTRA_CHECK(tp[i] >= 0 && tp[i] < C, "cross_entropy: target {} at position {} is outside [0, {})", tp[i], i, C);
-  }
+  Tensor safe_t = ops::where(valid, t, Tensor::scalar(0, DType::i64, t.device()));
+  const ops::IndexRange bad = ops::index_range(safe_t, 0, C);
+  LINTRA_CHECK(bad.outside == 0, "cross_entropy: target {} at position {} is outside [0, {})", bad.value,
+               bad.position, C);
   Tensor logp = ops::log_softmax(z, -1);
   Tensor picked = ops::gather(logp, 1, safe_t.unsqueeze(1)).reshape({R});
   Tensor validf = valid.to(logits.dtype());
   Tensor nll = ops::neg(ops::mul(picked, validf));
-  const double count = std::max(1.0, ops::sum(validf).item());
+  // 1 / max(count, 1) as a 0-d tensor of the logits' dtype: computed in float64, as a double divisor would be.
+  Tensor inv_count = ops::reciprocal(ops::clamp(ops::sum(valid.to(DType::f64)), 1.0, INFINITY)).to(logits.dtype());
   Tensor out;
   if (reduction == Reduction::none) out = nll.reshape(rows);
   else if (reduction == Reduction::sum) out = ops::sum(nll);
-  else out = ops::div(ops::sum(nll), count);
+  else out = ops::mul(ops::sum(nll), inv_count);
   Shape ls = logits.shape();
-  return make_result(out, "cross_entropy", {logits}, {logp, safe_t, validf},
-                     [reduction, count, ls, C, R](const std::vector<Tensor>& s, const Tensor& g) {
+  return make_result(out, "cross_entropy", {logits}, {logp, safe_t, validf, inv_count},
+                     [reduction, ls, C, R](const std::vector<Tensor>& s, const Tensor& g) {
                        Tensor w;  // per-row weight (R, 1)
                        if (reduction == Reduction::none) w = ops::mul(g.reshape({R}), s[2]);
                        else if (reduction == Reduction::sum) w = ops::mul(s[2], g);
-                       else w = ops::mul(s[2], ops::div(g, count));
+                       else w = ops::mul(s[2], ops::mul(g, s[3]));
                        Tensor grad = ops::exp(s[0]);
-                       grad = ops::scatter_add(grad, 1, s[1].unsqueeze(1), Tensor::full({R, 1}, -1.0, grad.dtype()));
+                       grad = ops::scatter_add(grad, 1, s[1].unsqueeze(1),
+                                               Tensor::full({R, 1}, -1.0, grad.dtype(), grad.device()));
                        grad = ops::mul(grad, w.reshape({R, 1}));
                        return std::vector<Tensor>{grad.reshape(ls)};
                      });

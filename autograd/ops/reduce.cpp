@@ -48,7 +48,7 @@ std::pair<Var, Tensor> arg_reduce(const Var& x, int64_t dim, bool keepdim, bool 
   Var v = make_result(out_values, is_max ? "max" : "min", {x}, {indices},
                       [xs, dim](const std::vector<Tensor>& s, const Tensor& g) {
                         Tensor gk = g.dim() == int64_t(xs.size()) ? g : g.unsqueeze(dim);
-                        return std::vector<Tensor>{ops::scatter_add(Tensor::zeros(xs, g.dtype()), dim, s[0], gk)};
+                        return std::vector<Tensor>{ops::scatter_add(Tensor::zeros(xs, g.dtype(), g.device()), dim, s[0], gk)};
                       });
   return {v, keepdim ? indices : indices.squeeze(dim)};
 }

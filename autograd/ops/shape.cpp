@@ -61,7 +61,7 @@ Var slice(const Var& x, int64_t dim, int64_t start, int64_t end, int64_t step) {
   Shape xs = x.shape();
   return make_result(x.data().slice(dim, start, end, step), "slice", {x}, {},
                      [xs, dim, start, end, step](const std::vector<Tensor>&, const Tensor& g) {
-                       Tensor gx = Tensor::zeros(xs, g.dtype());
+                       Tensor gx = Tensor::zeros(xs, g.dtype(), g.device());
                        gx.slice(dim, start, end, step).copy_(g);
                        return std::vector<Tensor>{gx};
                      });

@@ -30,6 +30,15 @@ kernel_function<&KernelTable::causal_product_forward> causal_product_forward;  /
 kernel_function<&KernelTable::causal_product_backward> causal_product_backward;
 kernel_function<&KernelTable::lstm_forward> lstm_forward;  // lstm.cpp
 kernel_function<&KernelTable::lstm_backward> lstm_backward;
+kernel_function<&KernelTable::arange> arange;                  // arange.cpp
+kernel_function<&KernelTable::index_range> index_range;        // index_range.cpp
+kernel_function<&KernelTable::masked_softmax_forward> masked_softmax_forward;  // masked_softmax.cpp
+kernel_function<&KernelTable::lsh_plan> lsh_plan;              // lsh_plan.cpp
+kernel_function<&KernelTable::sample_mol> sample_mol;          // mixture_of_logistics.cpp
+kernel_function<&KernelTable::ctc_loss> ctc_loss;              // ctc.cpp
+kernel_function<&KernelTable::adam_update> adam_update;        // optimizer.cpp
+kernel_function<&KernelTable::sgd_update> sgd_update;
+kernel_function<&KernelTable::sum_squares> sum_squares;
 
 constinit const KernelTable table = {
     .copy = copy,
@@ -57,6 +66,15 @@ constinit const KernelTable table = {
     .causal_product_backward = causal_product_backward,
     .lstm_forward = lstm_forward,
     .lstm_backward = lstm_backward,
+    .arange = arange,
+    .index_range = index_range,
+    .masked_softmax_forward = masked_softmax_forward,
+    .lsh_plan = lsh_plan,
+    .sample_mol = sample_mol,
+    .ctc_loss = ctc_loss,
+    .adam_update = adam_update,
+    .sgd_update = sgd_update,
+    .sum_squares = sum_squares,
 };
 
 }  // namespace lintra::kernels::cpu

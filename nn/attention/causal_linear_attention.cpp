@@ -123,8 +123,9 @@ class CausalLinearAttention : public InnerAttention {
   Var attend_step(const Var& q_t, const Var& k_t, const Var& v_t, RecurrentState& state) override {
     const int64_t B = q_t.size(0), H = q_t.size(1), E = q_t.size(2), M = v_t.size(2);
     if (state.steps == 0) {
-      state.values["S"] = Var(Tensor::zeros({B, H, E, M}, q_t.dtype()));
-      state.values["Z"] = Var(Tensor::zeros({B, H, E}, q_t.dtype()));
+      const Device dev = q_t.data().device();
+      state.values["S"] = Var(Tensor::zeros({B, H, E, M}, q_t.dtype(), dev));
+      state.values["Z"] = Var(Tensor::zeros({B, H, E}, q_t.dtype(), dev));
     }
     const Var& s_prev = state.at("S");
     LINTRA_CHECK(s_prev.shape() == Shape({B, H, E, M}),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/ops.h"
 
 namespace lintra::nn {
 
@@ -70,11 +71,9 @@ Var InnerAttention::forward(const Var& q, const Var& k, const Var& v, const Atte
     const Tensor& len = masks.key_lengths;
     LINTRA_CHECK(len.dtype() == DType::i64 && len.dim() == 1 && len.size(0) == q.size(0),
                  "attention '{}': key lengths must be int64 of shape ({}), got {}", name, q.size(0), len.describe());
-    const Tensor lc = len.contiguous();
-    const int64_t* l = lc.data<int64_t>();
-    for (int64_t b = 0; b < lc.numel(); ++b)
-      LINTRA_CHECK(l[b] >= 0 && l[b] <= k.size(2), "attention '{}': key length {} of sequence {} is outside [0, {}]",
-                   name, l[b], b, k.size(2));
+    const ops::IndexRange r = ops::index_range(len, 0, k.size(2) + 1);
+    LINTRA_CHECK(r.outside == 0, "attention '{}': key length {} of sequence {} is outside [0, {}]", name, r.value,
+                 r.position, k.size(2));
   }
   return attend(q, k, v, masks);
 }

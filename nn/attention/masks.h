@@ -5,7 +5,8 @@
 //   TriangularCausalMask(N)   query i sees keys j ≤ i (inclusive: a position attends to itself)
 //
 // Each can give its matrix as booleans (u8, 1 = may attend), floats (1/0) or an additive mask
-// (0 / −inf). Inner attentions receive them bundled as AttentionMasks:
+// (0 / −inf), on the device given (FullMask, TriangularCausalMask) or of the lengths (LengthMask), built
+// by kernels (arange, comparisons), never by a host loop. Inner attentions receive them bundled as AttentionMasks:
 //
 //   AttentionMasks{attn: full | causal, key_lengths: optional int64 (B)}
 //
@@ -22,16 +23,17 @@ namespace lintra::nn {
 
 class FullMask {
  public:
-  FullMask(int64_t n, int64_t s) : n_(n), s_(s) {}
+  FullMask(int64_t n, int64_t s, Device device = Device::cpu) : n_(n), s_(s), device_(device) {}
   Tensor bool_matrix() const;  // (N, S) of ones
 
  private:
   int64_t n_, s_;
+  Device device_;
 };
 
 class LengthMask {
  public:
-  // lengths: int64 (B) with values in [0, max_len].
+  // lengths: int64 (B) with values in [0, max_len], on any device (the matrices are made there).
   LengthMask(Tensor lengths, int64_t max_len);
   const Tensor& lengths() const { return lengths_; }
   int64_t max_len() const { return max_len_; }
@@ -48,13 +50,14 @@ class LengthMask {
 
 class TriangularCausalMask {
  public:
-  explicit TriangularCausalMask(int64_t n) : n_(n) {}
+  explicit TriangularCausalMask(int64_t n, Device device = Device::cpu) : n_(n), device_(device) {}
   Tensor bool_matrix() const;                              // (N, N) u8, lower triangle incl. diagonal
   Tensor float_matrix(DType dtype = DType::f32) const;     // (N, N) 1/0
   Tensor additive_matrix(DType dtype = DType::f32) const;  // (N, N) 0/−inf
 
  private:
   int64_t n_;
+  Device device_;
 };
 
 enum class AttnMaskKind : uint8_t { full, causal };
@@ -73,8 +76,9 @@ struct AttentionMasks {
   std::string describe() const;  // "causal mask + key lengths"
 
   // Which keys each query may see, combining both masks: u8 (B or 1, 1, N, S) broadcasting over
-  // heads, or an undefined tensor when nothing is masked. Checks the mask shapes against (B, N, S).
-  Tensor allowed(int64_t B, int64_t N, int64_t S) const;
+  // heads, on `device` (the key lengths' device when given), or an undefined tensor when nothing is
+  // masked. Checks the mask shapes against (B, N, S).
+  Tensor allowed(int64_t B, int64_t N, int64_t S, Device device = Device::cpu) const;
 };
 
 }  // namespace lintra::nn

@@ -28,7 +28,8 @@
 //                                                     duplicate-count correction)
 // Masks are built per chunk from the gathered positions, never as an N×N matrix.
 //
-// Layout per round: one counting sort gives, for every (b, h), the sorted order; q is gathered into
+// Layout per round: one kernel (lsh_plan, core/cpu/lsh_plan.cpp: a counting sort and the chunk masks) gives,
+// for every (b, h), the sorted order; q is gathered into
 // chunks (BH, nc, C, E) and k, v into windows (BH, nc, W, ·), W = 2C (C with one chunk), by
 // index_select with row indices, so the look-back needs no pad/cat copies. The logits and the masked
 // softmax are one node (the (BH, nc, C, W) logits are not kept for backward, only the weights);
@@ -58,92 +59,16 @@ constexpr double kSelfLogit = -1e9;  // the paper's code: a finite penalty on at
 constexpr double kEmptyLse = -1e30;  // ℓ of a row with no admissible key: weight 0 under "lse"
 constexpr double kNormFloor = 1e-20;  // added to ‖q‖² so that a zero query gives a zero key
 
-// What one hash round needs besides the values: where each sorted slot and each window column
-// reads from, where each position's output sits, and the chunk masks. Rows that are never admissible
-// (padding slots, chunk 0's missing previous chunk) read row bh·N, a real row: it is masked, so it
-// contributes neither to values nor to gradients.
-struct RoundPlan {
-  Tensor query_rows;   // i64 (BH·Np): row of (BH·N) for each sorted slot
-  Tensor window_rows;  // i64 (BH·nc·W): row of (BH·N) for each window column of each chunk
-  Tensor scatter;      // i64 (BH·N): sorted slot (of BH·Np) holding each original position
-  Tensor additive;     // (BH, nc, C, W): 0, −inf or kSelfLogit; all 0 on rows with nothing admissible
-  Tensor row_ok;       // (BH, nc, C, 1): 1/0; undefined when every row has an admissible key
-};
+// What one hash round needs besides the values (ops::lsh_plan, the kernel lsh_plan): where each
+// sorted slot and each window column reads from, where each position's output sits, and the chunk
+// masks. Rows that are never admissible (padding slots, chunk 0's missing previous chunk) read row
+// bh·N, a real row: it is masked, so it contributes neither to values nor to gradients. row_ok is 0
+// on rows with nothing admissible (their weights are zeroed), 1 elsewhere.
+using RoundPlan = ops::LshPlan;
 
 struct Geometry {
   int64_t B, H, N, BH, C, nc, Np, W;
 };
-
-// buckets: int64 (BH·N) of one round, ≥ 0; lengths: the key length per batch element.
-RoundPlan plan_round(const int64_t* buckets, const Geometry& g, const std::vector<int64_t>& lengths, bool causal,
-                     bool masked, DType dtype) {
-  const int64_t n_keys = *std::max_element(buckets, buckets + g.BH * g.N) + 2;  // + one key for padded keys
-  RoundPlan p;
-  p.query_rows = Tensor::empty({g.BH * g.Np}, DType::i64);
-  p.window_rows = Tensor::empty({g.BH * g.nc * g.W}, DType::i64);
-  p.scatter = Tensor::empty({g.BH * g.N}, DType::i64);
-  p.additive = Tensor::empty({g.BH, g.nc, g.C, g.W}, dtype);
-  Tensor row_ok = Tensor::empty({g.BH, g.nc, g.C, 1}, dtype);
-  int64_t* query_rows = p.query_rows.data<int64_t>();
-  int64_t* window_rows = p.window_rows.data<int64_t>();
-  int64_t* scatter = p.scatter.data<int64_t>();
-  bool any_empty = false;
-  dispatch_float(dtype, "reformer attention", [&]<typename T>() {
-    bool empty_rows = false;
-    T* additive = p.additive.data<T>();
-    T* ok = row_ok.data<T>();
-    const T minus_inf = -std::numeric_limits<T>::infinity();
-#pragma omp parallel for schedule(static) reduction(|| : empty_rows) if (g.BH * g.Np * g.W > 32768)
-    for (int64_t bh = 0; bh < g.BH; ++bh) {
-      const int64_t len = lengths[size_t(bh / g.H)];
-      const int64_t* bk = buckets + bh * g.N;
-      // Counting sort by (bucket, position): stable, so equal buckets keep position order. Padded
-      // keys take the last key; the Np − N fill slots at the end hold −1.
-      std::vector<int64_t> start(size_t(n_keys + 1), 0), perm(size_t(g.Np), -1);
-      auto key_of = [&](int64_t j) { return j < len ? bk[j] : n_keys - 1; };
-      for (int64_t j = 0; j < g.N; ++j) ++start[size_t(key_of(j) + 1)];
-      for (int64_t k = 0; k < n_keys; ++k) start[size_t(k + 1)] += start[size_t(k)];
-      for (int64_t j = 0; j < g.N; ++j) {
-        const int64_t slot = start[size_t(key_of(j))]++;
-        perm[size_t(slot)] = j;
-        scatter[bh * g.N + j] = bh * g.Np + slot;
-      }
-      auto row_of = [&](int64_t position) { return bh * g.N + std::max<int64_t>(position, 0); };
-      for (int64_t t = 0; t < g.Np; ++t) query_rows[bh * g.Np + t] = row_of(perm[size_t(t)]);
-      // Chunk windows and masks from the gathered positions.
-      for (int64_t c = 0; c < g.nc; ++c) {
-        int64_t* wr = window_rows + (bh * g.nc + c) * g.W;
-        for (int64_t w = 0; w < g.W; ++w) {
-          int64_t slot;  // the key slot of window column w (−1: chunk 0 has no previous chunk)
-          if (g.W == g.C) slot = c * g.C + w;
-          else if (w < g.C) slot = c == 0 ? -1 : (c - 1) * g.C + w;
-          else slot = c * g.C + (w - g.C);
-          wr[w] = slot < 0 ? -1 : perm[size_t(slot)];  // the key's position for now; rows below
-        }
-        for (int64_t i = 0; i < g.C; ++i) {
-          const int64_t qp = perm[size_t(c * g.C + i)];
-          T* m = additive + ((bh * g.nc + c) * g.C + i) * g.W;
-          int64_t admissible = 0;
-          for (int64_t w = 0; w < g.W; ++w) {
-            const int64_t kp = wr[w];
-            const bool allowed = kp >= 0 && kp < len && !(causal && kp > qp);
-            admissible += allowed;
-            m[w] = !allowed ? minus_inf : (masked && kp == qp ? T(kSelfLogit) : T(0));
-          }
-          ok[(bh * g.nc + c) * g.C + i] = admissible > 0 ? T(1) : T(0);
-          if (admissible == 0) {
-            empty_rows = true;
-            std::fill(m, m + g.W, T(0));  // no NaN from an all −∞ row; the row is zeroed afterwards
-          }
-        }
-        for (int64_t w = 0; w < g.W; ++w) wr[w] = row_of(wr[w]);
-      }
-    }
-    any_empty = empty_rows;
-  });
-  if (any_empty) p.row_ok = row_ok;
-  return p;
-}
 
 // The attention weights of one round, y = softmax_w(τ·qs·kwinᵀ + additive) with rows that have
 // nothing admissible set to 0, and optionally ℓ = logsumexp_w of the same logits (kEmptyLse on empty
@@ -162,17 +87,15 @@ std::vector<Tensor> logit_grads(const Tensor& qs, const Tensor& kwin, const Tens
 
 ChunkSoftmax chunk_softmax(const Var& qs, const Var& kwin, double tau, const RoundPlan& plan, bool want_lse) {
   const Tensor z = ops::add(ops::mul(ops::matmul(qs.data(), kwin.data().transpose(-1, -2)), tau), plan.additive);
-  Tensor y = ops::softmax(z, -1);
-  if (plan.row_ok.defined()) y = ops::mul(y, plan.row_ok);
+  const Tensor y = ops::mul(ops::softmax(z, -1), plan.row_ok);
   ChunkSoftmax out;
   out.weights = make_result(y, "lsh_chunk_softmax", {qs, kwin}, {qs.data(), kwin.data(), y},
                             [tau](const std::vector<Tensor>& s, const Tensor& g) {
                               return logit_grads(s[0], s[1], ops::softmax_backward(s[2], g, -1, false), tau);
                             });
   if (want_lse) {
-    Tensor l = ops::logsumexp(z, {-1}, true);
-    if (plan.row_ok.defined())
-      l = ops::add(ops::mul(l, plan.row_ok), ops::mul(ops::rsub(1.0, plan.row_ok), kEmptyLse));
+    const Tensor l = ops::add(ops::mul(ops::logsumexp(z, {-1}, true), plan.row_ok),
+                              ops::mul(ops::rsub(1.0, plan.row_ok), kEmptyLse));
     out.lse = make_result(l, "lsh_chunk_logsumexp", {qs, kwin}, {qs.data(), kwin.data(), y},
                           [tau](const std::vector<Tensor>& s, const Tensor& g) {
                             return logit_grads(s[0], s[1], ops::mul(s[2], g), tau);
@@ -194,30 +117,11 @@ Tensor lsh_buckets(const Tensor& keys, int64_t bits, int64_t rounds, Generator& 
                keys.describe());
   LINTRA_CHECK(bits >= 1 && rounds >= 1, "lsh_buckets: bits and rounds must be ≥ 1, got {} and {}", bits, rounds);
   const int64_t B = keys.size(0), H = keys.size(1), N = keys.size(2), E = keys.size(3), rows = B * H * N;
-  const Tensor rot = Tensor::normal({E, rounds * bits}, gen, 0, 1, keys.dtype());
-  const Tensor proj = ops::matmul(keys.reshape({rows, E}), rot).contiguous();  // (rows, R·bits)
-  Tensor buckets = Tensor::empty({rounds, B, H, N}, DType::i64);
-  int64_t* out = buckets.data<int64_t>();
-  dispatch_float(keys.dtype(), "lsh_buckets", [&]<typename T>() {
-    const T* p = proj.data<T>();
-#pragma omp parallel for schedule(static) if (rows * rounds * bits > 65536)
-    for (int64_t n = 0; n < rows; ++n) {
-      for (int64_t r = 0; r < rounds; ++r) {
-        // argmax over [p ; −p]: the first coordinate of largest |p_b|, +bits when it is negative.
-        const T* pr = p + n * rounds * bits + r * bits;
-        int64_t best = 0;
-        T best_value = pr[0];
-        for (int64_t b = 0; b < bits; ++b) {
-          if (pr[b] > best_value) best = b, best_value = pr[b];
-        }
-        for (int64_t b = 0; b < bits; ++b) {
-          if (-pr[b] > best_value) best = bits + b, best_value = -pr[b];
-        }
-        out[r * rows + n] = best;
-      }
-    }
-  });
-  return buckets;
+  const Tensor rot = Tensor::normal({E, rounds * bits}, gen, 0, 1, keys.dtype(), keys.device());
+  const Tensor proj = ops::matmul(keys.reshape({rows, E}), rot).reshape({rows, rounds, bits});
+  // argmax over [p ; −p]: the first coordinate of largest |p_b|, +bits when it is negative (first on ties).
+  const Tensor best = ops::argmax(ops::cat({proj, ops::neg(proj)}, 2), 2);  // (rows, R)
+  return best.transpose(0, 1).contiguous().reshape({rounds, B, H, N});
 }
 
 Var lsh_attention(const Var& q, const Var& v, const AttentionMasks& masks, const Tensor& buckets,
@@ -231,13 +135,13 @@ Var lsh_attention(const Var& q, const Var& v, const AttentionMasks& masks, const
                    buckets.size(2) == H && buckets.size(3) == N,
                "lsh_attention: buckets must be int64 (R, {}, {}, {}), got {}", B, H, N, buckets.describe());
   LINTRA_CHECK(options.chunk_size >= 1, "lsh_attention: chunk_size must be ≥ 1, got {}", options.chunk_size);
-  if (N == 0 || B * H == 0) return Var(Tensor::zeros({B, H, N, M}, v.dtype()));
+  const Device dev = q.data().device();
+  if (N == 0 || B * H == 0) return Var(Tensor::zeros({B, H, N, M}, v.dtype(), dev));
   const Tensor bk = buckets.contiguous();
   const int64_t R = bk.size(0);
-  const int64_t* bp = bk.data<int64_t>();
-  const auto [lo, hi] = std::minmax_element(bp, bp + bk.numel());
-  LINTRA_CHECK(*lo >= 0 && *hi < (int64_t(1) << 24), "lsh_attention: bucket ids must lie in [0, 2^24), got [{}, {}]",
-               *lo, *hi);
+  const ops::IndexRange ids = ops::index_range(bk, 0, int64_t(1) << 24);
+  LINTRA_CHECK(ids.outside == 0, "lsh_attention: bucket ids must lie in [0, 2^24), got {} at position {}", ids.value,
+               ids.position);
 
   Geometry g{};
   g.B = B, g.H = H, g.N = N, g.BH = B * H;
@@ -246,15 +150,13 @@ Var lsh_attention(const Var& q, const Var& v, const AttentionMasks& masks, const
   g.Np = g.nc * g.C;
   g.W = g.nc > 1 ? 2 * g.C : g.C;
 
-  std::vector<int64_t> lengths(size_t(B), N);
+  Tensor lengths = Tensor::full({B}, double(N), DType::i64, dev);
   if (masks.has_key_lengths()) {
-    const Tensor len = masks.key_lengths.contiguous();
-    LINTRA_CHECK(len.dtype() == DType::i64 && len.numel() == B, "lsh_attention: key lengths must be int64 ({})", B);
-    for (int64_t b = 0; b < B; ++b) {
-      lengths[size_t(b)] = len.data<int64_t>()[b];
-      LINTRA_CHECK(lengths[size_t(b)] >= 0 && lengths[size_t(b)] <= N, "lsh_attention: key length {} outside [0, {}]",
-                   lengths[size_t(b)], N);
-    }
+    lengths = masks.key_lengths.contiguous();
+    LINTRA_CHECK(lengths.dtype() == DType::i64 && lengths.shape() == Shape{B},
+                 "lsh_attention: key lengths must be int64 ({})", B);
+    const ops::IndexRange r = ops::index_range(lengths, 0, N + 1);
+    LINTRA_CHECK(r.outside == 0, "lsh_attention: key length {} outside [0, {}]", r.value, N);
   }
   const double tau = options.softmax_temp ? *options.softmax_temp : 1.0 / std::sqrt(double(E));
   const bool want_lse = options.combine == LshOptions::Combine::lse && R > 1;
@@ -266,7 +168,8 @@ Var lsh_attention(const Var& q, const Var& v, const AttentionMasks& masks, const
 
   std::vector<Var> outs, lses;
   for (int64_t r = 0; r < R; ++r) {
-    const RoundPlan plan = plan_round(bp + r * g.BH * N, g, lengths, masks.is_causal(), options.masked, q.dtype());
+    const RoundPlan plan =
+        ops::lsh_plan(bk.select(0, r), lengths, g.C, masks.is_causal(), options.masked, kSelfLogit, q.dtype());
     const Var qs = reshape(index_select(q_rows, 0, plan.query_rows), {g.BH, g.nc, g.C, E});
     const Var kwin = reshape(index_select(k_rows, 0, plan.window_rows), {g.BH, g.nc, g.W, E});
     const Var vwin = reshape(index_select(v_rows, 0, plan.window_rows), {g.BH, g.nc, g.W, M});
@@ -322,11 +225,26 @@ class ReformerAttention : public InnerAttention {
   Var attend(const Var& q, const Var& k, const Var& v, const AttentionMasks& masks) override {
     LINTRA_CHECK(q.size(2) == k.size(2), "attention 'reformer' needs as many queries as keys, got N={} and S={}",
                  q.size(2), k.size(2));
+    if (is_training()) warn_if_one_chunk(q.size(2));
     const Tensor buckets = lsh_buckets(normalize_rows_tensor(q.data()), bits_, rounds_, gen_);
     return lsh_attention(q, v, masks, buckets, options_, gen_, is_training());
   }
 
  private:
+  // A training sequence that fits in one chunk sees every earlier key whatever the hashing: the
+  // variant is then shared-QK softmax, not LSH. Said once per layer (generation recomputes prefixes
+  // shorter than a chunk on purpose, in eval mode: no warning there).
+  void warn_if_one_chunk(int64_t n) {
+    if (warned_ || n > options_.chunk_size) return;
+    warned_ = true;
+    fmt::print(stderr,
+               "lintra: warning: reformer: a sequence of {} tokens fits in one chunk of chunk_size {}: every query "
+               "attends to every earlier key, so hashing changes nothing (this is shared-QK softmax attention, "
+               "not LSH); choose chunk_size at most N/4 for at least four chunks\n",
+               n, options_.chunk_size);
+  }
+
+  bool warned_ = false;
   int64_t bits_, rounds_;
   LshOptions options_;
   Generator gen_;

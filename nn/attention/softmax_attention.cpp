@@ -6,6 +6,9 @@
 // outputs zeros instead of 0/0. Time O(B·H·N·S·(E + M)) as two batched GEMMs (core matmul
 // parallelises over B·H); memory O(B·H·N·S) for the attention matrix kept for backward.
 //
+// Masks reach the scores as a boolean `allowed` (B or 1, 1, N, S) and one fused masked softmax
+// (autograd masked_softmax: the kernel masked_softmax_forward), which outputs 0 on rows with no key.
+//
 // Recurrent form, "stateful softmax" (PAPER.md Table 4, fast-transformers' RecurrentFullAttention):
 // a key/value cache grows by one row per step and step t attends to all t + 1 cached keys, which
 // equals row t of the causal batch form. O(t·(E + M)) time per head and step, O(t·(E + M)) memory.
@@ -27,42 +30,12 @@ namespace lintra::nn {
 
 namespace {
 
-// softmax over the last dim of scores (B, H, N, S) restricted to allowed (B or 1, 1, N, S) u8.
-// One node: y = softmax(scores + additive mask) with rows that allow nothing set to 0, and
-// dx = softmax_backward(y, g), which is 0 on those rows because y is.
-Var masked_softmax(const Var& scores, const Tensor& allowed) {
-  const DType dt = scores.dtype();
-  const int64_t S = allowed.size(3), rows = allowed.numel() / S;
-  Tensor additive = Tensor::empty(allowed.shape(), dt);
-  Tensor row_ok = Tensor::empty({allowed.size(0), 1, allowed.size(2), 1}, dt);
-  bool any_empty = false;
-  const Tensor allowed_c = allowed.contiguous();
-  const uint8_t* a = allowed_c.data<uint8_t>();
-  dispatch_float(dt, "masked_softmax", [&]<typename T>() {
-    T* m = additive.data<T>();
-    T* ok = row_ok.data<T>();
-    const T minus_inf = -std::numeric_limits<T>::infinity();
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t count = 0;
-      for (int64_t s = 0; s < S; ++s) count += a[r * S + s];
-      ok[r] = count > 0 ? T(1) : T(0);
-      any_empty = any_empty || count == 0;
-      for (int64_t s = 0; s < S; ++s) m[r * S + s] = (count == 0 || a[r * S + s]) ? T(0) : minus_inf;
-    }
-  });
-  Tensor y = ops::softmax(ops::add(scores.data(), additive), -1);
-  if (any_empty) y = ops::mul(y, row_ok);
-  return make_result(y, "masked_softmax", {scores}, {y}, [](const std::vector<Tensor>& s, const Tensor& g) {
-    return std::vector<Tensor>{ops::softmax_backward(s[0], g, -1, false)};
-  });
-}
-
 // Appends x_t (B, H, D) as row t of the cache `name` (B, H, capacity, D) in place; returns rows 0…t.
 Var append_in_place(RecurrentState& state, const std::string& name, const Var& x_t, int64_t t) {
   Tensor buf = state.has(name) ? state.at(name).data() : Tensor();
   if (!buf.defined() || buf.size(2) <= t) {
     const int64_t capacity = std::max<int64_t>({16, t + 1, buf.defined() ? 2 * buf.size(2) : 0});
-    Tensor grown = Tensor::empty({x_t.size(0), x_t.size(1), capacity, x_t.size(2)}, x_t.dtype());
+    Tensor grown = Tensor::empty({x_t.size(0), x_t.size(1), capacity, x_t.size(2)}, x_t.dtype(), x_t.data().device());
     if (t > 0) grown.narrow(2, 0, t).copy_(buf.narrow(2, 0, t));
     buf = grown;
   }
@@ -150,7 +123,7 @@ class SoftmaxAttention : public InnerAttention {
   Var attend(const Var& q, const Var& k, const Var& v, const AttentionMasks& masks) override {
     const int64_t B = q.size(0), N = q.size(2), S = k.size(2);
     Var scores = matmul(mul(q, temperature(q.size(3))), transpose(k, 2, 3));  // (B, H, N, S)
-    Tensor allowed = masks.allowed(B, N, S);
+    Tensor allowed = masks.allowed(B, N, S, q.data().device());
     Var a = allowed.defined() ? masked_softmax(scores, allowed) : softmax(scores, -1);
     return matmul(dropout(a, dropout_, gen_, is_training()), v);  // (B, H, N, M)
   }

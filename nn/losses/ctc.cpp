@@ -1,4 +1,5 @@
-// ctc.cpp — CTC forward–backward in log space (formulas in ctc.h), greedy decoding, edit distance.
+// ctc.cpp — CTC loss (the forward–backward is the kernel ctc_loss, core/cpu/ctc.cpp; formulas in ctc.h):
+// its checks and error messages, the node, greedy decoding (on the host, after a copy) and edit distance.
 #include "nn/losses/ctc.h"
 
 #include <algorithm>
@@ -11,62 +12,39 @@ namespace lintra::nn {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
-double lse2(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  const double m = std::max(a, b);
-  return m + std::log(std::exp(a - m) + std::exp(b - m));
-}
-
+// A (B) int64 tensor's values on the host (an explicit copy), after checking its shape.
 std::vector<int64_t> checked_vector(const Tensor& t, int64_t B, const char* what) {
   LINTRA_CHECK(t.defined() && t.dtype() == DType::i64 && t.dim() == 1 && t.size(0) == B,
                "ctc: {} must be int64 ({}), got {}", what, B, t.defined() ? t.describe() : "undefined");
-  return t.to_vector<int64_t>();
+  return t.cpu().to_vector<int64_t>();
 }
 
-// One sequence: fills grad (T×C rows of its frames, zero elsewhere) with ∂(−ln p)/∂z and returns −ln p.
-double ctc_sequence(const double* z, int64_t C, int64_t T, const std::vector<int64_t>& label, double* grad) {
-  const int64_t L = 2 * int64_t(label.size()) + 1;
-  auto ext = [&](int64_t s) { return s % 2 == 0 ? int64_t(0) : label[size_t(s / 2)]; };
-  // Skipping s−2 → s is allowed for a label that differs from the label two states back.
-  auto can_skip = [&](int64_t s) { return s >= 2 && ext(s) != 0 && ext(s) != ext(s - 2); };
-  std::vector<double> alpha(size_t(T * L), kNegInf), beta(size_t(T * L), kNegInf);
-  alpha[0] = z[0];
-  if (L > 1) alpha[1] = z[ext(1)];
-  for (int64_t t = 1; t < T; ++t) {
-    const double* a0 = &alpha[size_t((t - 1) * L)];
-    double* a1 = &alpha[size_t(t * L)];
-    for (int64_t s = 0; s < L; ++s) {
-      double v = a0[s];
-      if (s >= 1) v = lse2(v, a0[s - 1]);
-      if (can_skip(s)) v = lse2(v, a0[s - 2]);
-      a1[s] = v == kNegInf ? kNegInf : v + z[t * C + ext(s)];
+void check_lengths(const Tensor& t, int64_t B, int64_t low, int64_t high, const char* what, const char* name) {
+  LINTRA_CHECK(t.defined() && t.dtype() == DType::i64 && t.dim() == 1 && t.size(0) == B,
+               "ctc: {} must be int64 ({}), got {}", name, B, t.defined() ? t.describe() : "undefined");
+  const ops::IndexRange r = ops::index_range(t, low, high);
+  LINTRA_CHECK(r.outside == 0, "ctc: sequence {} has {} {}; it must be in [{}, {}]", r.position, what, r.value, low,
+               high - 1);
+}
+
+// Throws for the first sequence whose status (core/kernels.h ctc_loss) is not 0.
+void check_status(const ops::CtcLoss& r, int64_t C, const Tensor& input_lengths, const Tensor& target_lengths) {
+  const std::vector<int64_t> st = r.status.cpu().to_vector<int64_t>();
+  for (size_t b = 0; b < st.size() / 3; ++b) {
+    const int64_t code = st[3 * b], a = st[3 * b + 1], v = st[3 * b + 2];
+    if (code == 0) continue;
+    LINTRA_CHECK(code != 1, "ctc: sequence {} target {} is {}; labels must be in [1, {}] (0 is the blank)", b, a, v,
+                 C - 1);
+    if (code == 2) {
+      const int64_t Tb = input_lengths.cpu().to_vector<int64_t>()[b];
+      const int64_t Sb = target_lengths.cpu().to_vector<int64_t>()[b];
+      LINTRA_FAIL("ctc: sequence {} cannot be aligned: {} frames for {} labels with {} repeats (needs at least {} "
+                  "frames); shorten the target or subsample less",
+                  b, Tb, Sb, a, Sb + a);
     }
+    LINTRA_FAIL("ctc: sequence {} has a non-finite loss {} (log_probs contain -inf or nan?)", b,
+                r.nll.cpu().to(DType::f64).to_vector<double>()[b]);
   }
-  double* bl = &beta[size_t((T - 1) * L)];
-  bl[L - 1] = 0;
-  if (L > 1) bl[L - 2] = 0;
-  for (int64_t t = T - 2; t >= 0; --t) {
-    const double* b1 = &beta[size_t((t + 1) * L)];
-    double* b0 = &beta[size_t(t * L)];
-    const double* zn = z + (t + 1) * C;
-    for (int64_t s = 0; s < L; ++s) {
-      double v = b1[s] + zn[ext(s)];
-      if (s + 1 < L) v = lse2(v, b1[s + 1] + zn[ext(s + 1)]);
-      if (s + 2 < L && can_skip(s + 2)) v = lse2(v, b1[s + 2] + zn[ext(s + 2)]);
-      b0[s] = v;
-    }
-  }
-  const double* al = &alpha[size_t((T - 1) * L)];
-  const double logp = L > 1 ? lse2(al[L - 1], al[L - 2]) : al[L - 1];
-  for (int64_t t = 0; t < T; ++t)
-    for (int64_t s = 0; s < L; ++s) {
-      const double v = alpha[size_t(t * L + s)] + beta[size_t(t * L + s)];
-      if (v != kNegInf) grad[t * C + ext(s)] -= std::exp(v - logp);
-    }
-  return -logp;
 }
 
 }  // namespace
@@ -80,36 +58,11 @@ Var ctc_nll(const Var& log_probs, const Tensor& targets, const Tensor& input_len
   LINTRA_CHECK(C >= 2, "ctc: need the blank and at least one label (C >= 2), got C = {}", C);
   LINTRA_CHECK(targets.defined() && targets.dtype() == DType::i64 && targets.dim() == 2 && targets.size(0) == B,
                "ctc: targets must be int64 ({}, S), got {}", B, targets.defined() ? targets.describe() : "undefined");
-  const int64_t S = targets.size(1);
-  const std::vector<int64_t> in_len = checked_vector(input_lengths, B, "input_lengths");
-  const std::vector<int64_t> tg_len = checked_vector(target_lengths, B, "target_lengths");
-  const std::vector<int64_t> tg = targets.to_vector<int64_t>();
-  const std::vector<double> z = log_probs.data().to_vector<double>();
-  std::vector<double> grad(size_t(B * T * C), 0.0), nll(size_t(B), 0.0);
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t Tb = in_len[size_t(b)], Sb = tg_len[size_t(b)];
-    LINTRA_CHECK(Tb >= 1 && Tb <= T, "ctc: sequence {} has input length {}; it must be in [1, {}]", b, Tb, T);
-    LINTRA_CHECK(Sb >= 0 && Sb <= S, "ctc: sequence {} has target length {}; it must be in [0, {}]", b, Sb, S);
-    std::vector<int64_t> label(tg.begin() + b * S, tg.begin() + b * S + Sb);
-    int64_t repeats = 0;
-    for (int64_t i = 0; i < Sb; ++i) {
-      LINTRA_CHECK(label[size_t(i)] >= 1 && label[size_t(i)] < C,
-                   "ctc: sequence {} target {} is {}; labels must be in [1, {}] (0 is the blank)", b, i,
-                   label[size_t(i)], C - 1);
-      if (i > 0 && label[size_t(i)] == label[size_t(i - 1)]) ++repeats;
-    }
-    LINTRA_CHECK(Tb >= Sb + repeats,
-                 "ctc: sequence {} cannot be aligned: {} frames for {} labels with {} repeats (needs at least {} "
-                 "frames); shorten the target or subsample less",
-                 b, Tb, Sb, repeats, Sb + repeats);
-    nll[size_t(b)] = ctc_sequence(&z[size_t(b * T * C)], C, Tb, label, &grad[size_t(b * T * C)]);
-    LINTRA_CHECK(std::isfinite(nll[size_t(b)]), "ctc: sequence {} has a non-finite loss {} (log_probs contain -inf or nan?)",
-                 b, nll[size_t(b)]);
-  }
-  const DType dt = log_probs.dtype();
-  Tensor out = Tensor::from_vector(nll, {B}).to(dt);
-  Tensor g = Tensor::from_vector(grad, {B, T, C}).to(dt);
-  return make_result(out, "ctc_nll", {log_probs}, {g},
+  check_lengths(input_lengths, B, 1, T + 1, "input length", "input_lengths");
+  check_lengths(target_lengths, B, 0, targets.size(1) + 1, "target length", "target_lengths");
+  const ops::CtcLoss r = ops::ctc_loss(log_probs.data(), targets, input_lengths, target_lengths);
+  check_status(r, C, input_lengths, target_lengths);
+  return make_result(r.nll, "ctc_nll", {log_probs}, {r.grad},
                      [B](const std::vector<Tensor>& saved, const Tensor& grad_out) -> std::vector<Tensor> {
                        return {ops::mul(saved[0], grad_out.reshape({B, 1, 1}))};
                      });
@@ -131,7 +84,7 @@ std::vector<std::vector<int64_t>> ctc_greedy_decode(const Tensor& log_probs, con
   const int64_t B = log_probs.size(0), T = log_probs.size(1);
   std::vector<int64_t> len(size_t(B), T);
   if (lengths.defined()) len = checked_vector(lengths, B, "lengths");
-  const std::vector<int64_t> best = ops::argmax(log_probs, -1).to_vector<int64_t>();  // (B, T)
+  const std::vector<int64_t> best = ops::argmax(log_probs, -1).cpu().to_vector<int64_t>();  // (B, T), to the host
   std::vector<std::vector<int64_t>> out(static_cast<size_t>(B));
   for (int64_t b = 0; b < B; ++b) {
     LINTRA_CHECK(len[size_t(b)] >= 0 && len[size_t(b)] <= T, "ctc_greedy_decode: sequence {} has length {} outside [0, {}]",

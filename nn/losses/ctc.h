@@ -18,7 +18,8 @@
 // Batching: log_probs (B, T, C), sequence b uses frames [0, T_b) and targets[b, 0 : S_b); frames at or
 // beyond T_b get zero gradient. A sequence needs T_b ≥ S_b + (number of repeated neighbours in its
 // target), else its probability is 0 and ctc_nll throws naming the sequence; T_b = 0 throws too.
-// The recursions run on the host in float64: O(B·T·S) time, O(T·S) memory per sequence.
+// The recursions are the kernel ctc_loss (core/cpu/ctc.cpp), in float64: O(B·T·S) time, O(T·S) memory
+// per sequence.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // mixture_of_logistics.cpp — the discretized logistic mixture loss, composed from autograd ops, and
-// the paper's sampler (a host loop: one row per sub-pixel, K + 1 uniforms each).
+// the paper's sampler (one row per sub-pixel, K + 1 uniforms each: the kernel sample_mol,
+// core/cpu/mixture_of_logistics.cpp).
 #include "nn/losses/mixture_of_logistics.h"
 
 #include <algorithm>
@@ -34,15 +35,11 @@ void check_pixel_values(const Tensor& pixels, int64_t levels, const char* what) 
   LINTRA_CHECK(pixels.defined(), "{}: pixels are undefined", what);
   LINTRA_CHECK(pixels.dtype() == DType::i64, "{}: pixels must be int64 values in [0, {}], got {}", what, levels - 1,
                pixels.describe());
-  Tensor c = pixels.contiguous();
-  const int64_t* p = c.data<int64_t>();
-  const int64_t n = c.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    LINTRA_CHECK(p[i] >= 0 && p[i] < levels,
-                 "{}: pixel value {} at flat index {} is outside [0, {}] (shape {}); images must hold raw 8-bit "
-                 "intensities",
-                 what, p[i], i, levels - 1, shape_str(pixels.shape()));
-  }
+  const ops::IndexRange r = ops::index_range(pixels, 0, levels);
+  LINTRA_CHECK(r.outside == 0,
+               "{}: pixel value {} at flat index {} is outside [0, {}] (shape {}); images must hold raw 8-bit "
+               "intensities",
+               what, r.value, r.position, levels - 1, shape_str(pixels.shape()));
 }
 
 Var mixture_of_logistics_nll(const Var& params, const Tensor& target, Reduction reduction,
@@ -100,37 +97,12 @@ Tensor sample_mol(const Tensor& params, Generator& gen, int64_t levels) {
   const int64_t rows = params.numel() / (3 * K);
   Shape out_shape(params.shape().begin(), params.shape().end() - 1);
 
-  const std::vector<double> p = params.contiguous().to_vector<double>();
   // Row r draws u[r, 0 … K−1] for the Gumbel-max choice and u[r, K] for the logistic.
-  const std::vector<double> u = Tensor::uniform({rows, K + 1}, gen, 0.0, 1.0, DType::f64).to_vector<double>();
-  std::vector<int64_t> out(size_t(rows), 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const double* row = p.data() + r * 3 * K;
-    const double* ur = u.data() + r * (K + 1);
-    int64_t best = 0;
-    double best_score = -kInf;
-    for (int64_t k = 0; k < K; ++k) {
-      LINTRA_CHECK(std::isfinite(row[k]) && std::isfinite(row[K + k]) && std::isfinite(row[2 * K + k]),
-                   "{}: non-finite mixture parameter in row {} (component {}): the model produced NaN/inf", what, r,
-                   k);
-      // Gumbel-max: argmax_k (logit_k + g_k), g = −log(−log u), picks k with probability softmax(logits)_k.
-      // u = 0 gives g = −inf (never picked).
-      const double score = row[k] - std::log(-std::log(ur[k]));
-      if (score > best_score || k == 0) {
-        best_score = score;
-        best = k;
-      }
-    }
-    const double mu = row[K + best];
-    const double raw = row[2 * K + best];
-    const double scale = (raw > 0 ? raw : std::expm1(raw)) + 1.0001;  // elu(raw) + 1.0001
-    const double v = ur[K];  // in [0, 1): v = 0 gives −inf, i.e. the first level
-    const double xs = std::clamp(mu + scale * (std::log(v) - std::log1p(-v)), -1.0, 1.0);
-    // Round half to even, as torch.round in the paper's sampler.
-    const double level = std::nearbyint((xs + 1.0) / 2.0 * double(levels - 1));
-    out[size_t(r)] = std::clamp(int64_t(level), int64_t(0), levels - 1);
-  }
-  return Tensor::from_vector(out, out_shape);
+  const Tensor u = Tensor::uniform({rows, K + 1}, gen, 0.0, 1.0, DType::f64, params.device());
+  const ops::MixtureSample s = ops::sample_mol(params.reshape({rows, 3 * K}), u, levels);
+  LINTRA_CHECK(s.bad_row < 0, "{}: non-finite mixture parameter in row {} (component {}): the model produced NaN/inf",
+               what, s.bad_row, s.bad_component);
+  return s.values.reshape(out_shape);
 }
 
 }  // namespace lintra::nn

@@ -14,6 +14,10 @@ class CopyModel : public Model {
  public:
   CopyModel(const TokenTransformerOptions& options, uint64_t seed);
   Var logits(const Tensor& tokens);  // (B, N) → (B, N, vocab)
+  // Greedy continuation: `steps` tokens, each the argmax of the logits after the prefix and the tokens
+  // chosen so far (the whole sequence recomputed per token, as the paper's copy evaluation). prefix
+  // int64 (B, P ≥ 1) on the model's device → int64 (B, steps) there. Eval mode and no autograd inside.
+  Tensor greedy(const Tensor& prefix, int64_t steps);
   ModelOutput loss(const ModelBatch& batch) override;
   std::map<std::string, double> summarize(const MetricSums& sums) const override;
   std::string type_name() const override { return "CopyModel"; }

@@ -23,12 +23,12 @@ class GenerationScope {
   NoGradGuard no_grad_;
 };
 
-// The pixel buffer (n, length), row-major on the host, with the prefix (or a zero first pixel)
-// written in; returns the number of fixed leading pixels.
-int64_t start_buffer(std::vector<int64_t>& buf, int64_t n, int64_t length, const Tensor& prefix, const char* what) {
+// The pixel buffer int64 (n, length) on `device` (the model's), with the prefix (or a zero first pixel)
+// written in; returns the number of fixed leading pixels. Sampled columns are written into it by copy_.
+int64_t start_buffer(Tensor& buf, int64_t n, int64_t length, const Tensor& prefix, Device device, const char* what) {
   LINTRA_CHECK(n >= 1, "{}: the number of images must be positive, got {}", what, n);
   LINTRA_CHECK(length >= 1, "{}: the image length must be positive, got {}", what, length);
-  buf.assign(size_t(n * length), 0);
+  buf = Tensor::zeros({n, length}, DType::i64, device);
   if (!prefix.defined()) return 1;  // pixel 0 = 0, the paper's zero-initialised buffer
   LINTRA_CHECK(prefix.dim() == 2 && prefix.dtype() == DType::i64 && prefix.size(0) == n && prefix.size(1) >= 1 &&
                    prefix.size(1) <= length,
@@ -36,23 +36,12 @@ int64_t start_buffer(std::vector<int64_t>& buf, int64_t n, int64_t length, const
                prefix.describe());
   check_pixel_values(prefix, ImageModel::kLevels, what);
   const int64_t p = prefix.size(1);
-  const std::vector<int64_t> given = prefix.contiguous().to_vector<int64_t>();
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t t = 0; t < p; ++t) buf[size_t(i * length + t)] = given[size_t(i * p + t)];
+  buf.narrow(1, 0, p).copy_(prefix);  // from the prefix's device, if another
   return p;
 }
 
-// Column t of the buffer as an int64 (n) tensor.
-Tensor column(const std::vector<int64_t>& buf, int64_t n, int64_t length, int64_t t) {
-  std::vector<int64_t> c(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) c[size_t(i)] = buf[size_t(i * length + t)];
-  return Tensor::from_vector(c, {n});
-}
-
-void write_column(std::vector<int64_t>& buf, int64_t n, int64_t length, int64_t t, const Tensor& values) {
-  const std::vector<int64_t> v = values.to_vector<int64_t>();
-  for (int64_t i = 0; i < n; ++i) buf[size_t(i * length + t)] = v[size_t(i)];
-}
+// Column t of the buffer as an int64 (n) tensor on the buffer's device.
+Tensor column(const Tensor& buf, int64_t t) { return buf.select(1, t).contiguous(); }
 
 }  // namespace
 
@@ -63,8 +52,8 @@ Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generato
                "{}: the model's attention has no recurrent form; use generate_recompute (the paper's protocol for "
                "softmax without a cache and for reformer)",
                what);
-  std::vector<int64_t> buf;
-  const int64_t fixed = start_buffer(buf, n, length, prefix, what);
+  Tensor buf;
+  const int64_t fixed = start_buffer(buf, n, length, prefix, model.device(), what);
   GenerationScope scope(model);
   const std::string why_not = backend == RecurrentBackend::modules ? "modules asked for"
                                                                     : ImageRecurrentEngine::unsupported_reason(model);
@@ -74,39 +63,35 @@ Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generato
   auto run = [&](auto&& params_after) {  // params_after(t): (n, 3K) after feeding column t
     for (int64_t t = 0; t + 1 < length; ++t) {
       Tensor params = params_after(t);
-      if (t + 1 >= fixed) write_column(buf, n, length, t + 1, sample_mol(params, gen, ImageModel::kLevels));
+      if (t + 1 >= fixed) buf.select(1, t + 1).copy_(sample_mol(params, gen, ImageModel::kLevels));
     }
-    return Tensor::from_vector(buf, {n, length});
+    return buf;
   };
-  if (why_not.empty()) {
+  if (why_not.empty()) {  // the engine: a CPU model, so the buffer is on the host
     ImageRecurrentEngine engine(model, n, length);
     std::vector<float> params(size_t(n * engine.param_dim()));
-    std::vector<int64_t> pixels(static_cast<size_t>(n));
     return run([&](int64_t t) {
-      for (int64_t i = 0; i < n; ++i) pixels[size_t(i)] = buf[size_t(i * length + t)];
+      const std::vector<int64_t> pixels = column(buf, t).to_vector<int64_t>();
       engine.step(pixels.data(), t, params.data());
       return Tensor::from_vector(params, {n, engine.param_dim()});
     });
   }
   std::vector<RecurrentState> states = model.initial_state();
-  return run([&](int64_t t) { return model.step(column(buf, n, length, t), t, states).data(); });
+  return run([&](int64_t t) { return model.step(column(buf, t), t, states).data(); });
 }
 
 Tensor generate_recompute(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix) {
   constexpr const char* what = "generate_recompute";
-  std::vector<int64_t> buf;
-  const int64_t fixed = start_buffer(buf, n, length, prefix, what);
+  Tensor buf;
+  const int64_t fixed = start_buffer(buf, n, length, prefix, model.device(), what);
   GenerationScope scope(model);
   for (int64_t t = fixed; t < length; ++t) {
     // The whole prefix 0 … t − 1 through the batch model; its last row predicts pixel t.
-    std::vector<int64_t> head(size_t(n * t));
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < t; ++j) head[size_t(i * t + j)] = buf[size_t(i * length + j)];
-    Var params = model.mixture_params(Tensor::from_vector(head, {n, t}));  // (n, t, 3K)
-    Tensor last = params.data().select(1, t - 1);                          // (n, 3K)
-    write_column(buf, n, length, t, sample_mol(last, gen, ImageModel::kLevels));
+    Var params = model.mixture_params(buf.narrow(1, 0, t).contiguous());  // (n, t, 3K)
+    Tensor last = params.data().select(1, t - 1);                         // (n, 3K)
+    buf.select(1, t).copy_(sample_mol(last, gen, ImageModel::kLevels));
   }
-  return Tensor::from_vector(buf, {n, length});
+  return buf;
 }
 
 }  // namespace lintra::nn

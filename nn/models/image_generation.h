@@ -33,7 +33,8 @@
 
 namespace lintra::nn {
 
-// n images of `length` pixels → int64 (n, length). Throws lintra::Error when n or length < 1, when
+// n images of `length` pixels → int64 (n, length) on the model's device (the prefix may be on any).
+// Throws lintra::Error when n or length < 1, when
 // the prefix is not int64 (n, p) with 1 ≤ p ≤ length and values in [0, 255], and (recurrent) when
 // the model's attention has no recurrent form (use generate_recompute then).
 enum class RecurrentBackend { automatic, modules, engine };

@@ -54,7 +54,7 @@ ModelOutput ImageModel::loss(const ModelBatch& batch) {
   Tensor y = batch.inputs.narrow(1, 1, L - 1).contiguous();
   Var loss = mixture_of_logistics_nll(mixture_params(x), y, Reduction::mean, loss_options_);
   const double count = double(B * (L - 1));
-  return {loss, {{"nll_sum", loss.item() * count}, {"count", count}}};
+  return {loss, {{"nll_sum", host_scalar(loss.data()) * count}, {"count", count}}};
 }
 
 std::map<std::string, double> ImageModel::summarize(const MetricSums& s) const {

@@ -22,14 +22,19 @@ struct ModelBatch {
   Tensor target_lengths;  // int64 (B)
   Tensor mask;            // uint8 (B, L−1): which next-token predictions count (copy task)
   int64_t batch_size() const;
+  // Every defined tensor copied to `device` (data sets make CPU batches; the model's device decides).
+  ModelBatch to(Device device) const;
 };
 
 using MetricSums = std::map<std::string, double>;
 
 struct ModelOutput {
-  Var loss;         // scalar: the mean loss to differentiate
-  MetricSums sums;  // additive over batches, e.g. {"nll_sum", "count", "correct"}
+  Var loss;         // scalar: the mean loss to differentiate, on the model's device
+  MetricSums sums;  // additive over batches, e.g. {"nll_sum", "count", "correct"}: host numbers
 };
+
+// The value of a one-element tensor on any device, copied to the host (metric sums).
+double host_scalar(const Tensor& t);
 
 class Model : public Module {
  public:

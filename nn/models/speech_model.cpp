@@ -18,7 +18,7 @@ std::pair<Tensor, Tensor> SpeechModel::checked_inputs(const Tensor& features, co
                "{}: features must be (B, T, {}), got {}", type_name(), input_dim_,
                features.defined() ? features.describe() : "undefined");
   const int64_t B = features.size(0), T = features.size(1);
-  Tensor len = lengths.defined() ? lengths : Tensor::full({B}, double(T), DType::i64);
+  Tensor len = lengths.defined() ? lengths : Tensor::full({B}, double(T), DType::i64, features.device());
   LINTRA_CHECK(len.dtype() == DType::i64 && len.dim() == 1 && len.size(0) == B,
                "{}: lengths must be int64 ({}), got {}", type_name(), B, len.describe());
   return {features.dtype() == dtype ? features : features.to(dtype), len};
@@ -29,14 +29,15 @@ ModelOutput SpeechModel::loss(const ModelBatch& batch) {
                "{}: the batch needs targets and target_lengths", type_name());
   Var z = log_probs(batch.features, batch.lengths);
   const int64_t B = z.size(0), T = z.size(1);
-  Tensor lengths = batch.lengths.defined() ? batch.lengths : Tensor::full({B}, double(T), DType::i64);
+  Tensor lengths =
+      batch.lengths.defined() ? batch.lengths : Tensor::full({B}, double(T), DType::i64, z.data().device());
   Var loss = ctc_loss(z, batch.targets, lengths, batch.target_lengths, Reduction::mean);
-  MetricSums sums{{"nll_sum", loss.item() * double(B)}, {"count", double(B)}};
+  MetricSums sums{{"nll_sum", host_scalar(loss.data()) * double(B)}, {"count", double(B)}};
   {
     NoGradGuard no_grad;
     const std::vector<std::vector<int64_t>> hyp = ctc_greedy_decode(z.detach().data(), lengths);
-    const std::vector<int64_t> tg = batch.targets.to_vector<int64_t>();
-    const std::vector<int64_t> tl = batch.target_lengths.to_vector<int64_t>();
+    const std::vector<int64_t> tg = batch.targets.cpu().to_vector<int64_t>();  // the references, on the host
+    const std::vector<int64_t> tl = batch.target_lengths.cpu().to_vector<int64_t>();
     const int64_t S = batch.targets.size(1);
     double dist = 0, ref = 0;
     for (int64_t b = 0; b < B; ++b) {
@@ -65,8 +66,9 @@ SpeechTransformerModel::SpeechTransformerModel(const SpeechTransformerOptions& o
     : SpeechModel(options.input_dim, options.n_phones) {
   ModelRng rng(seed);
   const int64_t D = options.encoder.d_model;
-  input_ = register_module("input", std::make_shared<Linear>(options.input_dim, D, true, rng.init()));
-  positional_ = register_module("positional", std::make_shared<PositionalEncoding>(D, PositionalMode::add));
+  auto positional = std::make_shared<PositionalEncoding>(D, options.positional);
+  input_ = register_module("input", std::make_shared<Linear>(options.input_dim, positional->input_dim(), true, rng.init()));
+  positional_ = register_module("positional", positional);
   encoder_ = register_module("encoder", std::make_shared<TransformerEncoder>(options.encoder, rng));
   head_ = register_module("head", std::make_shared<Linear>(D, n_classes(), true, rng.init()));
 }
@@ -79,7 +81,8 @@ Var SpeechTransformerModel::log_probs(const Tensor& features, const Tensor& leng
 }
 
 std::string SpeechTransformerModel::extra_repr() const {
-  return fmt::format("input={}, phones={}, attention={}", input_dim_, n_phones_, encoder_->options().attention);
+  return fmt::format("input={}, phones={}, attention={}, positional={}", input_dim_, n_phones_,
+                     encoder_->options().attention, positional_mode_name(positional_->mode()));
 }
 
 // --- Bi-LSTM -------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // test_gradcheck_nn.cpp — invariant: the backward of the fused nn ops (softmax and log_softmax over
-// the last, a middle and the first dim; layer_norm for x, γ and β; dropout with a fixed mask;
+// the last, a middle and the first dim; masked_softmax with a broadcast mask and an empty row, on the
+// CPU and on the strict device; layer_norm for x, γ and β; dropout with a fixed mask;
 // cross_entropy with mean/sum/none reductions and ignore_index rows) agrees with central finite
 // differences (gradcheck, float64), including non-contiguous inputs.
 // dropout: gradcheck evaluates f many times, so f builds its Generator from a fixed seed inside:
@@ -26,6 +27,26 @@ TEST(AutogradGradcheckNn, SoftmaxAndLogSoftmaxOverEveryDim) {
         [&](const std::vector<Var>& v) { return log_softmax(slice(v[0], 2, 0, 4, 2), dim); }, {x}))
         << "dim " << dim << " sliced";
   }
+}
+
+TEST(AutogradGradcheckNn, MaskedSoftmax) {
+  Generator gen(155);
+  Tensor x = rnd({2, 3, 5}, gen, -2, 2);
+  Tensor allowed = Tensor::from_vector(std::vector<uint8_t>{1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}, {3, 5});
+  for (Device d : {Device::cpu, Device::strict()}) {
+    const Tensor a = allowed.to(d);
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return masked_softmax(v[0], a); }, {x.to(d)}))
+        << d.str();
+    EXPECT_TRUE(gradcheck_ok([&](const std::vector<Var>& v) { return masked_softmax(transpose(v[0], 0, 1), a); },
+                             {rnd({3, 2, 5}, gen, -2, 2).to(d)}))
+        << d.str() << " transposed";
+  }
+  // The empty row is 0, and so is its gradient.
+  Var xv(x, true);
+  Var y = masked_softmax(xv, allowed);
+  EXPECT_EQ(ops::max_abs_diff(y.data().select(1, 1), Tensor::zeros({2, 5}, DType::f64)), 0.0);
+  sum(mul(y, Var(rnd({2, 3, 5}, gen)))).backward();
+  EXPECT_EQ(ops::max_abs_diff(xv.grad().select(1, 1), Tensor::zeros({2, 5}, DType::f64)), 0.0);
 }
 
 TEST(AutogradGradcheckNn, LayerNorm) {

@@ -37,9 +37,10 @@ TEST(CoreErrors, DtypeMismatch) {
 }
 
 TEST(CoreErrors, CudaTensorsNeedCudaKernels) {
-  std::string msg = error_of([] { kernels::on(Device::cuda); });
-  EXPECT_THAT(msg, AllOf(HasSubstr("kernel list"), HasSubstr("no CUDA kernels")));
+  std::string msg = error_of([] { kernels::on(Device::cuda(0)); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("kernel list"), HasSubstr("no CUDA kernels"), HasSubstr("cuda:0")));
   EXPECT_EQ(&kernels::on(Device::cpu), &kernels::cpu::table);
+  EXPECT_EQ(&kernels::on(Device::strict()), &kernels::strict::table);
 }
 
 TEST(CoreErrors, OutOfRangeDims) {

@@ -1,6 +1,6 @@
 // test_experiment_config.cpp — the training config's checks beyond single keys
 // (train/experiment_config.h): model.type against data.name, the experiment name that makes the run
-// directory, train.time_budget; and every committed config under configs/ still loads (none relies on
+// directory, train.time_budget, the device; and every committed config under configs/ still loads (none relies on
 // an empty value meaning the default).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -53,6 +53,37 @@ TEST(TrainExperimentConfig, TimeBudgetIsSecondsAndZeroMeansNone) {
   EXPECT_EQ(train_options(load({})).time_budget, 0.0);
   EXPECT_EQ(train_options(load({"train.time_budget=90.5"})).time_budget, 90.5);
   EXPECT_HAS(error_of([] { load({"train.time_budget=-1"}); }), "train.time_budget: expected a number >= 0");
+}
+
+TEST(TrainExperimentConfig, DeviceIsCpuByDefaultAndParsesEveryForm) {
+  EXPECT_EQ(experiment_device(load({})), Device::cpu);
+  EXPECT_EQ(experiment_device(load({"device=strict:3"})), Device::strict(3));
+  EXPECT_EQ(experiment_device(load({"device=cuda:2"}), /*check_available=*/false), Device::cuda(2));
+  EXPECT_EQ(experiment_device(load({"device=cuda"}), /*check_available=*/false), Device::cuda(0));
+}
+
+// A typo is a config error (load_experiment_config, before anything is written), naming where it was set.
+TEST(TrainExperimentConfig, ADeviceTypoFailsWhenTheConfigLoads) {
+  for (const char* bad : {"device=gpu", "device=cuda:x", "device=cpu:1", "device=strict:99"}) {
+    const std::string msg = error_of([&] { load({bad}); });
+    EXPECT_HAS(msg, "device '") << bad;
+    EXPECT_HAS(msg, "command line override") << bad;
+    EXPECT_HAS(msg, "set `device: cpu`") << bad;
+  }
+}
+
+// cuda asked for where there is none: without CUDA in the build, without a GPU, or beyond the GPUs.
+TEST(TrainExperimentConfig, AMissingGpuIsAClearError) {
+  const int gpus = cuda_device_count();
+  const std::string msg = error_of([&] { experiment_device(load({fmt::format("device=cuda:{}", gpus)})); });
+  EXPECT_HAS(msg, fmt::format("device cuda:{}: ", gpus));
+  EXPECT_HAS(msg, "command line override `device=cuda:");
+#ifndef LINTRA_WITH_CUDA
+  EXPECT_HAS(msg, "this lintra was built without CUDA");
+#else
+  if (gpus == 0) EXPECT_HAS(msg, "no GPU is visible to this process");
+  else EXPECT_HAS(msg, fmt::format("only {} GPU(s) are visible", gpus));
+#endif
 }
 
 // Every config a user runs (configs/<table>/<scale>/<row>.yaml) loads: no committed config relies on

@@ -1,5 +1,5 @@
 // test_stored_config.cpp — resuming with another config (train/stored_config.h): train.steps and
-// train.time_budget may grow (a finished run continues), everything else is refused naming every key
+// train.time_budget may grow (a finished run continues), device may change, everything else is refused naming every key
 // with both values, and lowering either of the two is refused too.
 #include <gtest/gtest.h>
 
@@ -39,6 +39,17 @@ TEST(TrainStoredConfig, StepsAndTimeBudgetMayGrow) {
   EXPECT_EQ(r[1].after, "7.5");
   // 0 is no budget: lifting one is growth.
   EXPECT_EQ(compare({"+train.time_budget=5"}, {"+train.time_budget=0"}).size(), 1u);
+}
+
+// A run trained on one device resumes on another (checkpoints hold CPU tensors), either way.
+TEST(TrainStoredConfig, TheDeviceMayChangeEitherWay) {
+  std::vector<RaisedKey> r = compare({"+device=strict:0"}, {"+device=cpu"});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].key, "device");
+  EXPECT_EQ(r[0].before, "strict:0");
+  EXPECT_EQ(r[0].after, "cpu");
+  EXPECT_EQ(compare({}, {"+device=cuda:1"}).size(), 1u);  // from the default, cpu
+  EXPECT_TRUE(compare({"+device=cpu"}, {}).empty());
 }
 
 TEST(TrainStoredConfig, LoweringStepsOrBudgetOrAddingABudgetIsRefused) {

@@ -19,7 +19,7 @@ Optimizer::Optimizer(std::vector<NamedParam> params, double lr, double max_grad_
 
 void Optimizer::add_slot(const std::string& name) {
   std::vector<Tensor> v;
-  for (const NamedParam& p : params_) v.push_back(Tensor::zeros(p.var.shape(), p.var.dtype()));
+  for (const NamedParam& p : params_) v.push_back(Tensor::zeros(p.var.shape(), p.var.dtype(), p.var.data().device()));
   slots_[name] = std::move(v);
 }
 
@@ -71,7 +71,7 @@ void Optimizer::load_state(int64_t step_count,
         problems.push_back(fmt::format("{}/{}: {} in the checkpoint, {} expected", name, params_[i].name,
                                        t->second.describe(), tensors[i].describe()));
       } else {
-        tensors[i] = t->second.contiguous().clone();
+        tensors[i] = t->second.to(tensors[i].device()).contiguous().clone();  // onto the parameter's device
       }
     }
   }
@@ -81,34 +81,11 @@ void Optimizer::load_state(int64_t step_count,
 }
 
 namespace {
-// Σ g² in float64, over fixed blocks combined in block order: the result does not depend on how
-// threads are scheduled (bitwise-reproducible training needs that: clipping uses it).
-double sum_squares(const Tensor& g) {
-  return dispatch_float(g.dtype(), "grad norm", [&]<typename T>() {
-    const T* p = g.data<T>();
-    const int64_t n = g.numel();
-    constexpr int64_t kBlock = 1 << 14;
-    const int64_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-#pragma omp parallel for schedule(static) if (blocks > 4)
-    for (int64_t b = 0; b < blocks; ++b) {
-      double s = 0;
-      const int64_t end = std::min(n, (b + 1) * kBlock);
-      for (int64_t i = b * kBlock; i < end; ++i) s += double(p[i]) * double(p[i]);
-      partial[size_t(b)] = s;
-    }
-    double s = 0;
-    for (double x : partial) s += x;
-    return s;
-  });
-}
-void scale_(Tensor& g, double f) {
-  dispatch_float(g.dtype(), "grad clip", [&]<typename T>() {
-    T* p = g.data<T>();
-    const T ft = T(f);
-    for (int64_t i = 0; i < g.numel(); ++i) p[i] *= ft;
-  });
-}
+// Σ g² in float64, over fixed blocks combined in block order (the kernel sum_squares): the result does
+// not depend on how threads are scheduled (bitwise-reproducible training needs that: clipping uses it).
+double sum_squares(const Tensor& g) { return ops::sum_squares(g); }
+// g ← f·g in place (the scale is rounded to g's dtype, as every scalar op does).
+void scale_(Tensor& g, double f) { g.copy_(ops::mul(g, f)); }
 }  // namespace
 
 double clip_grad_norm_(Tensor& g, double max_norm) {

@@ -5,10 +5,12 @@
 //   4. ρₜ ≥ 5: p ← p − lr·wd·p;  p ← p − lr·r·m/(√v + ε) with
 //        r = √((1−β2ᵗ)(ρₜ−4)(ρₜ−2)ρ∞ / ((ρ∞−4)(ρ∞−2)ρₜ)) / (1−β1ᵗ);
 //      otherwise (the SGD-style step): p ← p − lr·wd·p;  p ← p − lr·m/(1−β1ᵗ).
-// Weight decay is decoupled (p ← p − wd·lr·p).
+// Weight decay is decoupled (p ← p − wd·lr·p). Steps 2 and 4 are the kernel adam_update
+// (core/cpu/optimizer.cpp), on the parameters' device.
 #include <cmath>
 #include <memory>
 
+#include "core/ops.h"
 #include "train/optim/adam_family.h"
 
 namespace lintra::train {
@@ -32,27 +34,9 @@ class RAdam : public AdamFamily {
         rectified ? std::sqrt((1 - b2t) * (rho - 4) / (rho_inf - 4) * (rho - 2) / rho * rho_inf / (rho_inf - 2)) /
                         (1 - std::pow(b1, t))
                   : 1.0 / (1 - std::pow(b1, t));
-    dispatch_float(p.dtype(), "radam", [&]<typename T>() {
-      T* pp = p.data<T>();
-      const T* gp = g.data<T>();
-      T* m = slot("exp_avg", i).template data<T>();
-      T* v = slot("exp_avg_sq", i).template data<T>();
-      const T tb1 = T(b1), tb2 = T(b2), eps = T(o_.eps), decay = T(1 - o_.weight_decay * lr_);
-      const T ss = T(step_size * lr_);
-      const int64_t n = p.numel();
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) {
-        v[j] = tb2 * v[j] + (1 - tb2) * gp[j] * gp[j];
-        m[j] = tb1 * m[j] + (1 - tb1) * gp[j];
-      }
-      if (rectified) {
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) pp[j] = pp[j] * decay - ss * m[j] / (std::sqrt(v[j]) + eps);
-      } else {
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) pp[j] = pp[j] * decay - ss * m[j];
-      }
-    });
+    ops::AdamStep s{.beta1 = b1, .beta2 = b2, .eps = o_.eps, .decay = 1 - o_.weight_decay * lr_,
+                    .step = step_size * lr_, .rectified = rectified};
+    ops::adam_update_(p, g, slot("exp_avg", i), slot("exp_avg_sq", i), s);
   }
 };
 

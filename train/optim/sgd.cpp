@@ -1,6 +1,8 @@
-// sgd.cpp — SGD with momentum (PyTorch's form): b ← μ·b + g (+ wd·p), p ← p − lr·b.
+// sgd.cpp — SGD with momentum (PyTorch's form): b ← μ·b + g (+ wd·p), p ← p − lr·b; the kernel
+// sgd_update (core/cpu/optimizer.cpp), on the parameters' device.
 #include <memory>
 
+#include "core/ops.h"
 #include "train/optim/optimizer.h"
 
 namespace lintra::train {
@@ -20,21 +22,9 @@ class Sgd : public Optimizer {
 
  protected:
   void update(size_t i, Tensor& p, const Tensor& g) override {
-    dispatch_float(p.dtype(), "sgd", [&]<typename T>() {
-      T* pp = p.data<T>();
-      const T* gp = g.data<T>();
-      T* bp = momentum_ > 0 ? slot("momentum_buffer", i).template data<T>() : nullptr;
-      const T lr = T(lr_), mu = T(momentum_), wd = T(weight_decay_);
-      const bool first = step_count_ == 1;
-      for (int64_t j = 0; j < p.numel(); ++j) {
-        T d = gp[j] + wd * pp[j];
-        if (bp) {
-          bp[j] = first ? d : mu * bp[j] + d;
-          d = bp[j];
-        }
-        pp[j] -= lr * d;
-      }
-    });
+    Tensor none;
+    ops::sgd_update_(p, g, momentum_ > 0 ? slot("momentum_buffer", i) : none, lr_, momentum_, weight_decay_,
+                     step_count_ == 1);
   }
 
  private:

@@ -1,0 +1,109 @@
+// test_model_kernels.cpp — the models' fused kernels against their references (core/reference/):
+// masked_softmax_forward (softmax among allowed keys; 0 on masked keys and empty rows), lsh_plan (reformer's
+// round plan: a counting sort against std::stable_sort, windows and masks from the definition),
+// sample_mol (the mixture-of-logistics sampler) and ctc_loss (forward–backward against the sum over every
+// path), each with inputs in several layouts and both float dtypes; bad targets come back as status.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/ops.h"
+#include "core/reference/reference.h"
+#include "core/rng.h"
+#include "tests/core/core_test_util.h"
+
+namespace lintra {
+namespace {
+
+using testing::make_input;
+using testing::Layout;
+
+TEST(CoreModelKernels, MaskedSoftmaxMatchesReference) {
+  Generator gen(1);
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (Layout layout : testing::kAllLayouts) {
+      const Tensor x = make_input({2, 3, 4, 7}, dt, layout, gen, -4, 4);
+      Tensor allowed = ops::gt(Tensor::uniform({2, 1, 4, 7}, gen), 0.4);
+      allowed.select(0, 1).select(1, 2).zero_();  // a row with nothing allowed
+      const Tensor y = ops::masked_softmax(x, allowed);
+      const double tol = dt == DType::f32 ? 1e-6 : 1e-14;
+      EXPECT_LE(ops::max_abs_diff(y.to(DType::f64), reference::masked_softmax(x, allowed)), tol)
+          << dtype_name(dt) << " " << testing::layout_name(layout);
+      EXPECT_EQ(ops::max_abs_diff(y.select(0, 1).select(1, 2), Tensor::zeros({3, 7}, dt)), 0.0);
+    }
+  }
+  // All allowed: the plain softmax.
+  const Tensor x = Tensor::uniform({3, 5}, gen, -1, 1);
+  EXPECT_LE(ops::max_abs_diff(ops::masked_softmax(x, Tensor::ones({5}, kBool)), ops::softmax(x, -1)), 1e-7);
+}
+
+TEST(CoreModelKernels, LshPlanMatchesReference) {
+  Generator gen(2);
+  for (int64_t N : {1, 5, 8, 13}) {
+    for (int64_t C : {1, 2, 4, 16}) {
+      if (C > N) continue;
+      for (bool causal : {false, true}) {
+        const Tensor buckets = ops::randint({2, 3, N}, 0, 5, gen);
+        const Tensor lengths = Tensor::from_vector(std::vector<int64_t>{N, std::max<int64_t>(N / 2, 0)}, {2});
+        const ops::LshPlan p = ops::lsh_plan(buckets, lengths, C, causal, true, -1e9, DType::f64);
+        const reference::LshPlan r = reference::lsh_plan(buckets, lengths, C, causal, true, -1e9);
+        const std::string at = fmt::format("N={} C={} causal={}", N, C, causal);
+        EXPECT_EQ(p.query_rows.to_vector<int64_t>(), r.query_rows.to_vector<int64_t>()) << at;
+        EXPECT_EQ(p.window_rows.to_vector<int64_t>(), r.window_rows.to_vector<int64_t>()) << at;
+        EXPECT_EQ(p.scatter.to_vector<int64_t>(), r.scatter.to_vector<int64_t>()) << at;
+        EXPECT_EQ(p.additive.to_vector<double>(), r.additive.to_vector<double>()) << at;
+        EXPECT_EQ(p.row_ok.to_vector<double>(), r.row_ok.to_vector<double>()) << at;
+      }
+    }
+  }
+}
+
+TEST(CoreModelKernels, SampleMolMatchesReference) {
+  Generator gen(3);
+  for (DType dt : {DType::f32, DType::f64}) {
+    const int64_t R = 500, K = 5;
+    Tensor params = Tensor::uniform({R, 3 * K}, gen, -3, 3, dt);
+    const Tensor u = Tensor::uniform({R, K + 1}, gen, 0, 1, DType::f64);
+    const ops::MixtureSample s = ops::sample_mol(params, u, 256);
+    EXPECT_EQ(s.bad_row, -1);
+    EXPECT_EQ(s.values.to_vector<int64_t>(), reference::sample_mol(params, u, 256).to_vector<int64_t>())
+        << dtype_name(dt);
+    params.select(0, 7).select(0, 2 * K + 1).fill_(NAN);
+    const ops::MixtureSample bad = ops::sample_mol(params, u, 256);
+    EXPECT_EQ(bad.bad_row, 7);
+    EXPECT_EQ(bad.bad_component, 1);
+  }
+}
+
+TEST(CoreModelKernels, CtcLossMatchesEveryPathSum) {
+  Generator gen(4);
+  for (DType dt : {DType::f64, DType::f32}) {
+    const int64_t B = 3, T = 6, C = 3;
+    const Tensor lp = ops::log_softmax(Tensor::uniform({B, T, C}, gen, -2, 2, dt), -1);
+    const Tensor targets = Tensor::from_vector(std::vector<int64_t>{1, 2, 1, 2, 2, 0, 1, 0, 0}, {B, 3});
+    const Tensor in_len = Tensor::from_vector(std::vector<int64_t>{6, 5, 3}, {B});
+    const Tensor tg_len = Tensor::from_vector(std::vector<int64_t>{3, 2, 1}, {B});
+    const ops::CtcLoss r = ops::ctc_loss(lp, targets, in_len, tg_len);
+    const reference::CtcResult ref = reference::ctc_loss(lp, targets, in_len, tg_len);
+    const double tol = dt == DType::f64 ? 1e-12 : 1e-5;
+    EXPECT_EQ(r.status.to_vector<int64_t>(), std::vector<int64_t>(size_t(3 * B), 0));
+    EXPECT_LE(ops::max_abs_diff(r.nll.to(DType::f64), ref.nll), tol) << dtype_name(dt);
+    EXPECT_LE(ops::max_abs_diff(r.grad.to(DType::f64), ref.grad), tol) << dtype_name(dt);
+    // A permuted (non-contiguous) input gives the same.
+    const Tensor lpp = lp.transpose(0, 1).contiguous().transpose(0, 1);
+    EXPECT_EQ(ops::max_abs_diff(ops::ctc_loss(lpp, targets, in_len, tg_len).grad, r.grad), 0.0);
+  }
+}
+
+TEST(CoreModelKernels, CtcBadTargetsComeBackAsStatus) {
+  const Tensor lp = ops::log_softmax(Tensor::zeros({3, 4, 3}, DType::f64), -1);
+  const Tensor targets = Tensor::from_vector(std::vector<int64_t>{1, 3, 2, 2, 2, 2, 1, 2, 0}, {3, 3});
+  const Tensor in_len = Tensor::from_vector(std::vector<int64_t>{4, 4, 2}, {3});
+  const Tensor tg_len = Tensor::from_vector(std::vector<int64_t>{2, 3, 2}, {3});
+  const ops::CtcLoss r = ops::ctc_loss(lp, targets, in_len, tg_len);
+  // sequence 0: label 3 ≥ C at target 1; sequence 1: 2 2 2 needs 5 frames (2 repeats); sequence 2 is fine.
+  EXPECT_EQ(r.status.to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 3, 2, 2, 0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace lintra
