@@ -11,6 +11,8 @@ packages=(
   libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev
   libstb-dev libxxhash-dev
   python3-h5py python3-matplotlib
+  # fuzzing (tools/fuzz.sh): clang 14, its libFuzzer and sanitizer runtimes, its OpenMP runtime
+  clang-14 libclang-rt-14-dev libomp-14-dev
   espeak-ng sox fortunes fortunes-min wordnet-base dataset-fashion-mnist
 )
 

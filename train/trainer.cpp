@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ranges>
 
 #include "autograd/functional.h"
 #include "core/ops.h"
@@ -51,6 +50,13 @@ data::LoaderOptions training_loader_options(const Config& cfg) {
   lo.prefetch = cfg.get_int("data.prefetch");
   lo.bucket_by_length = cfg.get_bool("data.bucket_by_length");
   return lo;
+}
+
+// The names of a set of metrics (a loop: clang 14's ranges do not read libstdc++'s std::views::keys).
+std::vector<std::string> metric_names(const std::map<std::string, double>& m) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : m) names.push_back(name);
+  return names;
 }
 
 int set_threads(const Config& cfg) {
@@ -235,7 +241,7 @@ bool Trainer::evaluate(bool final) {
   std::map<std::string, double> m = e.metrics;
   LINTRA_CHECK(schedule_.name() != "plateau" || m.count(monitored_metric_),
                "schedule.monitor: the evaluation gives no metric '{}' (it gives: {})", monitored_metric_,
-               fmt::join(std::views::keys(m), ", "));
+               fmt::join(metric_names(m), ", "));
   if (auto it = m.find(monitored_metric_); it != m.end()) schedule_.observe(it->second);
   bool is_best = false;
   if (auto it = m.find(best_metric_); it != m.end() && it->second < state_.best) {

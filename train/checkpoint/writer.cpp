@@ -85,6 +85,14 @@ void validate(const std::string& path, const CheckpointData& d) {
   for (const auto& [name, v] : d.scheduler) {
     if (name.empty()) throw Error(fmt::format("{}: cannot save: empty scheduler field name", path));
   }
+  // HDF5 strings end at their first NUL: such a config would read back shorter, failing its digest.
+  // to_yaml never writes one (it escapes control characters).
+  if (const size_t nul = d.config_yaml.find('\0'); nul != std::string::npos) {
+    throw Error(fmt::format("{}: cannot save: the config text holds a NUL byte at offset {}", path, nul));
+  }
+  if (d.optimizer_type.find('\0') != std::string::npos) {
+    throw Error(fmt::format("{}: cannot save: the optimizer type holds a NUL byte", path));
+  }
 }
 
 std::string utc_now() {

@@ -230,6 +230,27 @@ TEST(TrainCheckpoint, RejectsBadNamesBeforeWritingAnything) {
   }
 }
 
+// Found by fuzz_checkpoint: a config text with a NUL byte was written, read back cut at the NUL and
+// refused as "verification after writing failed: dataset /config: digest mismatch". It is now refused
+// before anything is written, naming the offset; the HDF5 layer refuses such strings too.
+TEST(TrainCheckpoint, AConfigWithANulByteIsRefusedBeforeWriting) {
+  TempDir dir;
+  CheckpointData d = make_data(1);
+  d.config_yaml = std::string("RIFF.\0\0\0WAVE", 12);
+  try {
+    save_checkpoint(dir / "n.h5", d);
+    ADD_FAILURE() << "saved a config with a NUL byte";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the config text holds a NUL byte at offset 5"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir.str()));
+  h5::File f = h5::File::create(dir / "s.h5");
+  EXPECT_THROW(f.write_string("s", std::string("a\0b", 3)), Error);
+  EXPECT_THROW(f.set_attr("a", std::string_view("a\0b", 3)), Error);
+  EXPECT_EQ(f.write_string("t", "a b").read_string(), "a b");
+}
+
 TEST(TrainCheckpoint, H5lsShowsTheModuleTreeAsGroups) {
   if (!have_command("command -v h5ls")) GTEST_SKIP() << "h5ls not installed (hdf5-tools)";
   TempDir dir;
