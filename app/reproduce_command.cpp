@@ -18,6 +18,8 @@ Command add_reproduce_command(CLI::App& app) {
       ->required();
   cli->add_option("--scale", rep->scale, "smoke | cpu | paper")->check(CLI::IsMember({"smoke", "cpu", "paper"}));
   cli->add_option("--rows", rep->rows, "comma-separated subset of the table's rows");
+  cli->add_option("--seeds", rep->seeds, "seeds per row, 1 … N (default: the table's, 2 or 3; smoke scale 1)")
+      ->check(CLI::Range(1, 100));
   cli->add_option("--runs-dir", rep->runs_dir, "where the rows' run directories go");
   cli->add_option("--results-dir", rep->results_dir, "where <table>-<scale>.md goes");
   cli->add_option("--configs-dir", rep->configs_dir, "the configs/ folder");

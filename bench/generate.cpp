@@ -33,19 +33,24 @@ struct Protocol {
   nn::RecurrentBackend backend = nn::RecurrentBackend::engine;
 };
 
-nn::ParamMap lsh(int64_t rounds) {
-  return {{"rounds", rounds}, {"chunk_size", int64_t(29)}, {"bits", int64_t(32)}, {"attention_dropout", 0.0}};
+// The paper's LSH geometry for each data set: 64 buckets, chunks that divide the model's input
+// (MNIST 783 = 27 × 29, CIFAR-10 3071 = 83 × 37; PAPER.md §2.2).
+nn::ParamMap lsh(int64_t rounds, const std::string& image) {
+  return {{"rounds", rounds},
+          {"chunk_size", int64_t(image == "cifar" ? 37 : 29)},
+          {"bits", int64_t(32)},
+          {"attention_dropout", 0.0}};
 }
 
-Protocol protocol_of(const std::string& variant) {
+Protocol protocol_of(const std::string& variant, const std::string& image) {
   if (variant == "causal-linear") return {"causal-linear", {}, true};
   if (variant == "causal-linear-modules") return {"causal-linear", {}, true, nn::RecurrentBackend::modules};
   if (variant == "stateful-softmax") return {"softmax", {{"attention_dropout", 0.0}}, true};
   if (variant == "stateful-softmax-modules")
     return {"softmax", {{"attention_dropout", 0.0}}, true, nn::RecurrentBackend::modules};
   if (variant == "softmax") return {"softmax", {{"attention_dropout", 0.0}}, false};
-  if (variant == "reformer") return {"reformer", lsh(1), false};
-  if (variant == "lsh-4") return {"reformer", lsh(4), false};
+  if (variant == "reformer") return {"reformer", lsh(1, image), false};
+  if (variant == "lsh-4") return {"reformer", lsh(4, image), false};
   LINTRA_FAIL("bench generate: unknown variant '{}' (valid: {})", variant, fmt::join(kGenerateVariants, ", "));
 }
 
@@ -247,7 +252,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
   std::vector<GenerateBenchRow> rows;
   std::vector<std::string> profile_lines;
   for (const std::string& variant : o.variants) {
-    const Protocol p = protocol_of(variant);
+    const Protocol p = protocol_of(variant, o.image);
     const bool available = nn::builtin_attention_registry().contains(p.attention);
     std::shared_ptr<nn::ImageModel> model = available ? build_model(p, o) : nullptr;
     for (int64_t n : o.batch_sizes) rows.push_back(bench_row(model.get(), variant, p, n, sw, o));

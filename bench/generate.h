@@ -9,8 +9,8 @@
 //   *-modules         the same two on ImageModel::step() (autograd ops, no graph), to show what
 //                     the engine buys side by side
 //   softmax           attention softmax, generate_recompute (the whole prefix per pixel)
-//   reformer          attention reformer, lsh-1 settings (rounds 1, chunk 29, bits 32),
-//                     generate_recompute; reported as unavailable if it is not registered
+//   reformer          attention reformer, lsh-1 settings (rounds 1, bits 32, chunks of 29 for MNIST and
+//                     37 for CIFAR-10, as the paper), generate_recompute; unavailable if not registered
 //   lsh-4             the same with 4 hashing rounds
 //
 // Recurrent variants generate whole images: the best of ≥ 3 full generations (after a warm-up).

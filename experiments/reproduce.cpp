@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.h"
@@ -14,6 +15,7 @@
 #include "data/images/mnist_fetch.h"
 #include "data/images/photos32.h"
 #include "data/speech/espeak_corpus.h"
+#include "experiments/machine_load.h"
 #include "experiments/results_file.h"
 #include "experiments/speed_tables.h"
 #include "experiments/tables.h"
@@ -85,8 +87,17 @@ std::string row_config(const ReproduceCommand& cmd, const TableSpec& spec, const
   return fmt::format("{}/{}/{}/{}.yaml", cmd.configs_dir, spec.name, cmd.scale, row);
 }
 
-std::string row_run_dir(const ReproduceCommand& cmd, const TableSpec& spec, const std::string& row) {
-  return fmt::format("{}/{}-{}/{}", cmd.runs_dir, spec.name, cmd.scale, row);
+// One run directory per row and seed: <runs>/<table>-<scale>/<row>/seed-<s>.
+std::string run_dir_of(const ReproduceCommand& cmd, const TableSpec& spec, const std::string& row, int64_t seed) {
+  return fmt::format("{}/{}-{}/{}/seed-{}", cmd.runs_dir, spec.name, cmd.scale, row, seed);
+}
+
+// The seeds every row is trained with: 1 … N, N from --seeds, else the table's (one at smoke scale).
+std::vector<int64_t> seeds_for(const ReproduceCommand& cmd, const TableSpec& spec) {
+  const int64_t n = cmd.seeds > 0 ? cmd.seeds : cmd.scale == "smoke" ? 1 : spec.seeds;
+  std::vector<int64_t> seeds;
+  for (int64_t s = 1; s <= n; ++s) seeds.push_back(s);
+  return seeds;
 }
 
 // What the table's rows train on, fetched or built when missing; returns the image data choice.
@@ -104,34 +115,57 @@ ImageData prepare_data(const ReproduceCommand& cmd, const TableSpec& spec, const
   return image_data;
 }
 
-// Trains (or resumes) one row; returns run_train's exit status (130: interrupted).
-int train_row(const ReproduceCommand& cmd, const TableSpec& spec, const std::string& row, const ImageData& image_data,
-               TableRun& run) {
-  const std::string config = row_config(cmd, spec, row);
-  const std::string run_dir = row_run_dir(cmd, spec, row);
-  const std::string command = fmt::format("lintra train {}{}{} --run-dir {}", config,
-                                          image_data.overrides.empty() ? "" : " ",
-                                          fmt::join(image_data.overrides, " "), run_dir);
-  fmt::print(stderr, "\n== {} {} row '{}': {}\n", spec.name, cmd.scale, row, command);
-  train::TrainCommand tc;
-  tc.configs = {config};
-  tc.overrides = image_data.overrides;
-  tc.run_dir = run_dir;
-  if (int rc = train::run_train(tc); rc != 0) return rc;
-  run.results[row] = read_row(row, run_dir, command);
-  return 0;
+// Epochs trained (updates × batch × accumulation / training samples), seconds per epoch and
+// training items per second, from the run's config and its training time.
+void add_rates(const Config& c, SeedRun& s) {
+  const int64_t n_train = std::max<int64_t>(train::build_data(c).train->size(), 1);
+  const double items = double(s.result.steps) * double(c.get_int("data.batch_size") * c.get_int("train.grad_accum"));
+  s.epochs = items / double(n_train);
+  s.epoch_seconds = s.epochs > 0 ? s.result.train_time / s.epochs : 0;
+  s.items_per_s = s.result.train_time > 0 ? items / s.result.train_time : 0;
 }
 
-// Speech: epochs trained (updates × batch / training utterances) and wall time per epoch.
-void count_epochs(const ReproduceCommand& cmd, TableRun& run) {
-  for (const std::string& row : run.rows) {
-    Config c = train::load_experiment_config({row_config(cmd, *run.spec, row)}, {});
-    const int64_t n_train = train::build_data(c).train->size();
-    const double epochs =
-        double(run.results[row].steps) * double(c.get_int("data.batch_size")) / double(std::max<int64_t>(n_train, 1));
-    run.epochs[row] = epochs;
-    run.epoch_seconds[row] = epochs > 0 ? run.results[row].wall_time / epochs : 0;
+// The share of the CPU other work took while this run trained, kept in <run_dir>/machine_load.json
+// over every command that trained it (weighted by the training seconds of each): a run read back
+// later still says whether it was timed on a busy machine. −1 when nothing measured it.
+double record_load(const std::string& run_dir, double share, double trained_seconds) {
+  const fs::path file = fs::path(run_dir) / "machine_load.json";
+  nlohmann::json j = nlohmann::json::object();
+  if (std::ifstream in(file); in) j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object()) j = nlohmann::json::object();
+  double weighted = j.value("share_seconds", 0.0), seconds = j.value("seconds", 0.0);
+  if (trained_seconds > 0) {
+    weighted += share * trained_seconds;
+    seconds += trained_seconds;
+    j["share_seconds"] = weighted;
+    j["seconds"] = seconds;
+    std::ofstream(file) << j.dump() << "\n";
   }
+  return seconds > 0 ? weighted / seconds : -1;
+}
+
+// Trains (or resumes) one row with one seed; returns run_train's exit status (130: interrupted).
+int train_seed(const ReproduceCommand& cmd, const TableSpec& spec, const std::string& row, int64_t seed,
+               const ImageData& image_data, TableRun& run) {
+  const std::string config = row_config(cmd, spec, row);
+  const std::string run_dir = run_dir_of(cmd, spec, row, seed);
+  std::vector<std::string> overrides = {fmt::format("seed={}", seed)};
+  overrides.insert(overrides.end(), image_data.overrides.begin(), image_data.overrides.end());
+  const std::string command = fmt::format("lintra train {} {} --run-dir {}", config, fmt::join(overrides, " "), run_dir);
+  fmt::print(stderr, "\n== {} {} row '{}' seed {}: {}\n", spec.name, cmd.scale, row, seed, command);
+  train::TrainCommand tc;
+  tc.configs = {config};
+  tc.overrides = overrides;
+  tc.run_dir = run_dir;
+  const double trained_before = fs::exists(fs::path(run_dir) / "metrics.jsonl") ? read_row(row, run_dir, command).train_time : 0;
+  const LoadSample before = sample_load();
+  if (int rc = train::run_train(tc); rc != 0) return rc;
+  const double share = other_share(before, sample_load());
+  SeedRun s{.seed = seed, .result = read_row(row, run_dir, command)};
+  s.other_share = record_load(run_dir, share, s.result.train_time - trained_before);
+  add_rates(train::load_experiment_config({config}, overrides), s);
+  run.runs[row].push_back(s);
+  return 0;
 }
 
 int reproduce_all(const ReproduceCommand& cmd) {
@@ -154,17 +188,21 @@ int run_reproduce(const ReproduceCommand& cmd) {
   const TableSpec& spec = table_spec(cmd.table);
   LINTRA_CHECK(cmd.scale == "smoke" || cmd.scale == "cpu" || cmd.scale == "paper",
                "reproduce: unknown scale '{}' (valid: smoke, cpu, paper)", cmd.scale);
-  TableRun run{.spec = &spec, .scale = cmd.scale, .rows_option = cmd.rows, .rows = selected_rows(spec, cmd.rows)};
+  TableRun run{.spec = &spec,
+               .scale = cmd.scale,
+               .rows_option = cmd.rows,
+               .rows = selected_rows(spec, cmd.rows),
+               .seeds = seeds_for(cmd, spec)};
   const auto t0 = std::chrono::steady_clock::now();
   const ImageData image_data = prepare_data(cmd, spec, run.rows[0]);
   run.data_note = image_data.note;
-  for (const std::string& row : run.rows)  // interrupted: the rows done so far resume next time
-    if (int rc = train_row(cmd, spec, row, image_data, run); rc != 0) return rc;
-  if (spec.kind == "speech") count_epochs(cmd, run);
-  if (spec.kind == "image") {  // a grid of generated samples per row
+  for (int64_t seed : run.seeds)  // seed by seed, so that a short session still has every row once
+    for (const std::string& row : run.rows)  // interrupted: the runs done so far resume next time
+      if (int rc = train_seed(cmd, spec, row, seed, image_data, run); rc != 0) return rc;
+  if (spec.kind == "image") {  // a grid of generated samples per row, from its first seed
     fs::create_directories(cmd.results_dir);
     for (const std::string& row : run.rows)
-      run.grids[row] = sample_grid(spec.name, cmd.scale, row, row_run_dir(cmd, spec, row), cmd.results_dir);
+      run.grids[row] = sample_grid(spec.name, cmd.scale, row, run_dir_of(cmd, spec, row, run.seeds[0]), cmd.results_dir);
   }
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

@@ -4,6 +4,7 @@
 // lintra's, the exact commands, the machine and the wall time, and prints the table.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace lintra::experiments {
@@ -15,6 +16,7 @@ struct ReproduceCommand {
   std::string runs_dir = "runs/reproduce";    // one run directory per row: <runs_dir>/<table>-<scale>/<row>
   std::string results_dir = "experiments/results";
   std::string rows;                           // comma-separated subset of rows (empty: all)
+  int64_t seeds = 0;                          // seeds per row, 1 … N (0: the table's; smoke scale 1)
 };
 
 int run_reproduce(const ReproduceCommand& cmd);

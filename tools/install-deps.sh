@@ -11,7 +11,7 @@ packages=(
   libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev
   libstb-dev libxxhash-dev
   libopenmpi-dev openmpi-bin
-  python3-h5py
+  python3-h5py python3-matplotlib
   espeak-ng sox fortunes fortunes-min wordnet-base dataset-fashion-mnist
 )
 

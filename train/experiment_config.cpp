@@ -91,7 +91,8 @@ BoundSection<TrainOptions> train_section() {
       .min(0);
   s.add_int("grad_accum", &T::grad_accum, 1, "batches whose gradients are summed per update").min(1);
   s.add_int("eval_every", &T::eval_every, 0, "evaluate every N updates (0: only at the end)").min(0);
-  s.add_int("eval_batches", &T::eval_batches, 20, "batches per evaluation").min(1);
+  s.add_int("eval_batches", &T::eval_batches, 20,
+            "batches per periodic evaluation (the final evaluation reads the whole eval split)").min(1);
   s.add_int("log_every", &T::log_every, 50, "write a training metrics line every N updates").min(1);
   s.add_int("checkpoint_every", &T::checkpoint_every, 0, "checkpoint every N updates (0: only at the end)").min(0);
   s.add_int("keep_last", &T::keep_last, 3, "newest checkpoints kept").min(1);
@@ -116,7 +117,9 @@ Schema experiment_schema() {
                 "data set (speech: a corpus made by `lintra data prepare speech`, in data.corpus)");
   data.add_string("root", "", "data cache folder (empty: $LINTRA_DATA, else data/cache)");
   data.add_int("train_size", 0, "training samples (0: the whole split; copy task: sequences generated)").min(0);
-  data.add_int("eval_size", 0, "evaluation samples (0: the whole split)").min(0);
+  data.add_int("eval_size", 0,
+               "evaluation samples: a fixed seeded subset of the split, the same for every run (0: the whole "
+               "split; copy task: sequences generated)").min(0);
   data.add_int("max_length", 128, "copy task: sequence length").min(4);
   data.add_enum("corpus_size", {"tiny", "small", "full"}, "small", "espeak-speech: corpus size (lintra data prepare espeak-speech)");
   data.add_string("corpus", "", "speech: prepared corpus folder (relative to the data cache, or absolute)");

@@ -1,7 +1,9 @@
 #include "train/factories.h"
 
+#include <algorithm>
 #include <functional>
 
+#include "core/rng.h"
 #include "data/cache.h"
 #include "data/images/cifar.h"
 #include "data/copy/copy_task.h"
@@ -20,26 +22,49 @@ namespace fs = std::filesystem;
 constexpr int64_t kSpeechFeatureDim = 40;  // log-mel filterbank channels (DATA.md)
 constexpr const char* kDebianFashionMnist = "/usr/share/datasets/fashion-mnist";  // package dataset-fashion-mnist
 
-// A prefix of a data set (data.train_size / eval_size).
-class Prefix : public data::Dataset {
+// Some samples of a data set, by index: a prefix (data.train_size) or a seeded subset (data.eval_size).
+class Subset : public data::Dataset {
  public:
-  Prefix(std::unique_ptr<data::Dataset> inner, int64_t n) : inner_(std::move(inner)), n_(n) {
-    LINTRA_CHECK(n_ <= inner_->size(), "data: asked for {} samples of {}, which has {}", n_, inner_->name(),
-                 inner_->size());
-  }
-  int64_t size() const override { return n_; }
-  data::Sample get(int64_t i) const override { return inner_->get(i); }
-  std::string name() const override { return fmt::format("{}[:{}]", inner_->name(), n_); }
-  int64_t length(int64_t i) const override { return inner_->length(i); }
+  Subset(std::unique_ptr<data::Dataset> inner, std::vector<int64_t> indices, std::string label)
+      : inner_(std::move(inner)), indices_(std::move(indices)), label_(std::move(label)) {}
+  int64_t size() const override { return int64_t(indices_.size()); }
+  data::Sample get(int64_t i) const override { return inner_->get(indices_[size_t(i)]); }
+  std::string name() const override { return fmt::format("{}{}", inner_->name(), label_); }
+  int64_t length(int64_t i) const override { return inner_->length(indices_[size_t(i)]); }
 
  private:
   std::unique_ptr<data::Dataset> inner_;
-  int64_t n_;
+  std::vector<int64_t> indices_;
+  std::string label_;
 };
 
-std::unique_ptr<data::Dataset> limit(std::unique_ptr<data::Dataset> d, int64_t n) {
+void check_size(const data::Dataset& d, int64_t n, const char* key) {
+  LINTRA_CHECK(n <= d.size(), "data.{}: asked for {} samples of {}, which has {}", key, n, d.name(), d.size());
+}
+
+// The first n samples (data.train_size; 0: all).
+std::unique_ptr<data::Dataset> prefix(std::unique_ptr<data::Dataset> d, int64_t n) {
   if (n <= 0 || n == d->size()) return d;
-  return std::make_unique<Prefix>(std::move(d), n);
+  check_size(*d, n, "train_size");
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) idx[size_t(i)] = i;
+  const std::string label = fmt::format("[:{}]", n);
+  return std::make_unique<Subset>(std::move(d), std::move(idx), label);
+}
+
+// n samples drawn once by a fixed seed (data.eval_size; 0: all), in index order: every row and seed
+// of a table is evaluated on the same samples, spread over the whole split (a prefix of MNIST's test
+// split is not a sample of it).
+constexpr uint64_t kEvalSubsetSeed = 0xe7a1;
+std::unique_ptr<data::Dataset> seeded_subset(std::unique_ptr<data::Dataset> d, int64_t n) {
+  if (n <= 0 || n == d->size()) return d;
+  check_size(*d, n, "eval_size");
+  Generator gen(kEvalSubsetSeed);
+  std::vector<int64_t> perm = gen.randperm(d->size());
+  perm.resize(size_t(n));
+  std::sort(perm.begin(), perm.end());
+  const std::string label = fmt::format("[{} of {}, seed {:#x}]", n, d->size(), kEvalSubsetSeed);
+  return std::make_unique<Subset>(std::move(d), std::move(perm), label);
 }
 
 }  // namespace
@@ -129,9 +154,9 @@ DataSplits build_data(const Config& cfg, bool with_test) {
                "data.name {}: no data at {} (data root {}: data.root, else $LINTRA_DATA, else data/cache): {}",
                d.get_string("name"), f.dir.string(), data::data_root(d.get_string("root")).string(), f.missing_hint);
   DataSplits s;
-  s.train = limit(f.open(f.dir, f.train), d.get_int("train_size"));
-  s.eval = limit(f.open(f.dir, f.eval), d.get_int("eval_size"));
-  if (with_test) s.test = limit(f.open(f.dir, f.test), d.get_int("eval_size"));
+  s.train = prefix(f.open(f.dir, f.train), d.get_int("train_size"));
+  s.eval = seeded_subset(f.open(f.dir, f.eval), d.get_int("eval_size"));
+  if (with_test) s.test = seeded_subset(f.open(f.dir, f.test), d.get_int("eval_size"));
   return s;
 }
 
@@ -165,6 +190,7 @@ std::shared_ptr<nn::Model> build_model(const Config& cfg) {
   if (type == "speech") {
     nn::SpeechTransformerOptions o;
     o.encoder = enc;
+    o.positional = nn::positional_mode_from_string(m.get_string("positional"));
     o.input_dim = kSpeechFeatureDim;
     o.n_phones = data::kNumPhones;
     return std::make_shared<nn::SpeechTransformerModel>(o, seed);

@@ -42,10 +42,14 @@ double encoder_parameters(const Widths& w) {
   return w.layers * layer + layer_norm(w.d);
 }
 
-// A token transformer (copy, image): the embedding is d/2 wide when positions are concatenated.
+// The input's width before the positions: d/2 when they are concatenated, d when added.
+double input_width(const Config& m, const Widths& w) {
+  return m.get_string("positional") == "concat" ? std::floor(w.d / 2) : w.d;
+}
+
+// A token transformer (copy, image): an embedding table of the input width.
 double token_model_parameters(const Config& m, const Widths& w, double vocab, double head_out) {
-  const double embedding = m.get_string("positional") == "concat" ? std::floor(w.d / 2) : w.d;
-  return vocab * embedding + encoder_parameters(w) + linear(w.d, head_out);
+  return vocab * input_width(m, w) + encoder_parameters(w) + linear(w.d, head_out);
 }
 
 double bilstm_parameters(const Config& m) {
@@ -61,7 +65,8 @@ double parameters(const Config& cfg) {
   const Widths w = widths(m);
   if (type == "copy") return token_model_parameters(m, w, 11, 11);
   if (type == "image") return token_model_parameters(m, w, 256, 3 * double(m.get_int("mixtures")));
-  if (type == "speech") return linear(kSpeechFeatures, w.d) + encoder_parameters(w) + linear(w.d, kSpeechClasses);
+  if (type == "speech")
+    return linear(kSpeechFeatures, input_width(m, w)) + encoder_parameters(w) + linear(w.d, kSpeechClasses);
   LINTRA_FAIL("model.type: unknown model type '{}'", type);
 }
 

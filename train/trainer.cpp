@@ -303,10 +303,12 @@ void Trainer::log_window(const Update& u) {
 
 // --- evaluation ------------------------------------------------------------------------------------
 
+// Periodic evaluations read train.eval_batches batches; the final one (final) the whole eval split.
 // Every rank gets the same metrics (evaluate_model reduces them), so every rank's schedule and best agree.
-bool Trainer::evaluate() {
-  std::map<std::string, double> m =
-      evaluate_model(*model_, *data_.eval, eval_batch_size(cfg_), options_.eval_batches, comm_).metrics;
+bool Trainer::evaluate(bool final) {
+  const Evaluation e =
+      evaluate_model(*model_, *data_.eval, eval_batch_size(cfg_), final ? 0 : options_.eval_batches, comm_);
+  std::map<std::string, double> m = e.metrics;
   LINTRA_CHECK(schedule_.name() != "plateau" || m.count(monitored_metric_),
                "schedule.monitor: the evaluation gives no metric '{}' (it gives: {})", monitored_metric_,
                fmt::join(std::views::keys(m), ", "));
@@ -321,10 +323,12 @@ bool Trainer::evaluate() {
   m["epoch"] = double(loader_->position().epoch);
   m["wall_time"] = wall_time();
   m["train_seconds"] = state_.train_seconds;
+  m["eval_batches"] = double(e.batches);
   run_dir_->metrics("eval", m);
   std::string summary;
   for (const auto& [k, v] : m)
-    if (k != "step" && k != "epoch" && k != "wall_time" && k != "train_seconds") summary += fmt::format("  {} {:.4f}", k, v);
+    if (k != "step" && k != "epoch" && k != "wall_time" && k != "train_seconds" && k != "eval_batches")
+      summary += fmt::format("  {} {:.4f}", k, v);
   if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
   run_dir_->log(fmt::format("eval at step {}:{}", state_.step, summary));
   return is_best;
@@ -396,7 +400,7 @@ int Trainer::loop() {
     }
     const bool last = finished();
     if (every(options_.log_every) || last) log_window(u);
-    const bool is_best = (every(options_.eval_every) || last) && evaluate();
+    const bool is_best = (every(options_.eval_every) || last) && evaluate(last);
     if (every(options_.checkpoint_every) || last || is_best) save(is_best);
   }
   log_end();

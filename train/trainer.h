@@ -108,7 +108,7 @@ class Trainer {
   void log_window(const Update& u);
   std::map<std::string, double> window_metrics();  // collective: the window's sums over the ranks
   void log(const std::string& line);               // rank 0: train.log and stderr
-  bool evaluate();  // true when the evaluation set a new best
+  bool evaluate(bool final);  // true when the evaluation set a new best
   std::string save(bool best);
   double wall_time() const;
 

@@ -87,13 +87,5 @@ void write_png_grid(const Tensor& images, int64_t rows, int64_t cols, int64_t he
   encode_and_write(canvas.data(), W, H, channels, path, what);
 }
 
-void write_png_rgb(const std::vector<uint8_t>& rgb, int64_t width, int64_t height, const std::string& path) {
-  constexpr const char* what = "write_png_rgb";
-  LINTRA_CHECK(width >= 1 && height >= 1 && width <= (1 << 15) && height <= (1 << 15),
-               "{}: the image must be 1..32768 pixels per side, got {}x{}", what, width, height);
-  LINTRA_CHECK(rgb.size() == size_t(width * height * 3), "{}: a {}x{} RGB image needs {} bytes, got {}", what,
-               width, height, width * height * 3, rgb.size());
-  encode_and_write(rgb.data(), width, height, 3, path, what);
-}
 
 }  // namespace lintra::data

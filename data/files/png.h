@@ -18,8 +18,4 @@ namespace lintra::data {
 void write_png_grid(const Tensor& images, int64_t rows, int64_t cols, int64_t height, int64_t width,
                     int64_t channels, const std::string& path, int64_t padding = 1);
 
-// rgb: height·width·3 bytes, rows top to bottom, r, g, b per pixel (experiments/plot.h draws into one).
-// Throws lintra::Error for a size that does not match or a file that cannot be written.
-void write_png_rgb(const std::vector<uint8_t>& rgb, int64_t width, int64_t height, const std::string& path);
-
 }  // namespace lintra::data

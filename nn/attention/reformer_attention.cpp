@@ -322,11 +322,26 @@ class ReformerAttention : public InnerAttention {
   Var attend(const Var& q, const Var& k, const Var& v, const AttentionMasks& masks) override {
     LINTRA_CHECK(q.size(2) == k.size(2), "attention 'reformer' needs as many queries as keys, got N={} and S={}",
                  q.size(2), k.size(2));
+    if (is_training()) warn_if_one_chunk(q.size(2));
     const Tensor buckets = lsh_buckets(normalize_rows_tensor(q.data()), bits_, rounds_, gen_);
     return lsh_attention(q, v, masks, buckets, options_, gen_, is_training());
   }
 
  private:
+  // A training sequence that fits in one chunk sees every earlier key whatever the hashing: the
+  // variant is then shared-QK softmax, not LSH. Said once per layer (generation recomputes prefixes
+  // shorter than a chunk on purpose, in eval mode: no warning there).
+  void warn_if_one_chunk(int64_t n) {
+    if (warned_ || n > options_.chunk_size) return;
+    warned_ = true;
+    fmt::print(stderr,
+               "lintra: warning: reformer: a sequence of {} tokens fits in one chunk of chunk_size {}: every query "
+               "attends to every earlier key, so hashing changes nothing (this is shared-QK softmax attention, "
+               "not LSH); choose chunk_size at most N/4 for at least four chunks\n",
+               n, options_.chunk_size);
+  }
+
+  bool warned_ = false;
   int64_t bits_, rounds_;
   LshOptions options_;
   Generator gen_;

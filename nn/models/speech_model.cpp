@@ -65,8 +65,9 @@ SpeechTransformerModel::SpeechTransformerModel(const SpeechTransformerOptions& o
     : SpeechModel(options.input_dim, options.n_phones) {
   ModelRng rng(seed);
   const int64_t D = options.encoder.d_model;
-  input_ = register_module("input", std::make_shared<Linear>(options.input_dim, D, true, rng.init()));
-  positional_ = register_module("positional", std::make_shared<PositionalEncoding>(D, PositionalMode::add));
+  auto positional = std::make_shared<PositionalEncoding>(D, options.positional);
+  input_ = register_module("input", std::make_shared<Linear>(options.input_dim, positional->input_dim(), true, rng.init()));
+  positional_ = register_module("positional", positional);
   encoder_ = register_module("encoder", std::make_shared<TransformerEncoder>(options.encoder, rng));
   head_ = register_module("head", std::make_shared<Linear>(D, n_classes(), true, rng.init()));
 }
@@ -79,7 +80,8 @@ Var SpeechTransformerModel::log_probs(const Tensor& features, const Tensor& leng
 }
 
 std::string SpeechTransformerModel::extra_repr() const {
-  return fmt::format("input={}, phones={}, attention={}", input_dim_, n_phones_, encoder_->options().attention);
+  return fmt::format("input={}, phones={}, attention={}, positional={}", input_dim_, n_phones_,
+                     encoder_->options().attention, positional_mode_name(positional_->mode()));
 }
 
 // --- Bi-LSTM -------------------------------------------------------------------------------------

@@ -47,6 +47,8 @@ struct SpeechTransformerOptions {
   TransformerOptions encoder;  // attention must accept full masks with key lengths (not causal-linear)
   int64_t input_dim = 40;      // filterbank channels
   int64_t n_phones = 0;        // labels 1 … n_phones; must be set
+  // add: features projected to d_model plus the encoding; concat: projected to d_model/2 beside it.
+  PositionalMode positional = PositionalMode::add;
 };
 
 class SpeechTransformerModel : public SpeechModel {

@@ -25,6 +25,7 @@
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using namespace lintra::testing;
 
@@ -185,8 +186,15 @@ TEST(AppEndToEnd, ReproduceCopySmokeTrainsEveryRowAndWritesTheTableAndPlot) {
   for (const char* row : {"| softmax |", "| linear |", "| lsh-4 |"}) EXPECT_THAT(ss.str(), HasSubstr(row));
   EXPECT_THAT(ss.str(), HasSubstr("lintra train " + kSource + "/configs/copy/smoke/linear.yaml"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/copy-smoke-loss.svg"));
   for (const char* row : {"softmax", "linear", "lsh-4"})
-    EXPECT_TRUE(fs::exists(t.path() + "/runs/copy-smoke/" + row + "/checkpoints/latest")) << row;
+    EXPECT_TRUE(fs::exists(t.path() + "/runs/copy-smoke/" + row + "/seed-1/checkpoints/latest")) << row;
+  // One seed at smoke scale: every claim is inconclusive, and the file says why.
+  EXPECT_THAT(ss.str(), HasSubstr("## The paper's claims, checked"));
+  EXPECT_THAT(ss.str(), HasSubstr("**inconclusive at this budget**"));
+  EXPECT_THAT(ss.str(), HasSubstr("one seed per row"));
+  EXPECT_THAT(ss.str(), Not(HasSubstr("— **holds**")));
+  EXPECT_THAT(ss.str(), Not(HasSubstr("— **does not hold**")));
   // A second call reads the finished rows instead of training them again.
   Result again = run("cd " + t.path() + " && " + kLintra + " reproduce copy --scale smoke --configs-dir " + kSource +
                      "/configs --runs-dir " + t.path() + "/runs --results-dir " + t.path() + "/results");
@@ -222,11 +230,12 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
     const std::string md = read(table + "-smoke.md");
     ASSERT_FALSE(md.empty()) << table;
     EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.png")) << table;
+    EXPECT_TRUE(fs::exists(t.path() + "/results/" + table + "-smoke-loss.svg")) << table;
     for (const auto& row : names) {
       EXPECT_THAT(md, HasSubstr("| " + row + " |")) << table;
       EXPECT_THAT(md, HasSubstr("configs/" + table + "/smoke/" + row + ".yaml")) << table;
       // Every row evaluated: its run directory holds an eval line.
-      std::ifstream m(t.path() + "/runs/" + table + "-smoke/" + row + "/metrics.jsonl");
+      std::ifstream m(t.path() + "/runs/" + table + "-smoke/" + row + "/seed-1/metrics.jsonl");
       std::stringstream ms;
       ms << m.rdbuf();
       EXPECT_THAT(ms.str(), HasSubstr("\"split\":\"eval\"")) << table << " " << row;
@@ -247,6 +256,7 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
   for (const char* v : {"| softmax |", "| causal-linear |", "reformer:rounds=4"}) EXPECT_THAT(scaling, HasSubstr(v));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.png"));
+  EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.svg"));
 }
 
 // A run directory whose config.yaml predates a schema key (the key absent, its default now) still

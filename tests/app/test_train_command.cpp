@@ -236,3 +236,14 @@ TEST(AppTrainCommand, ATimeBudgetStopsEarlyAndAResumeContinuesIt) {
   EXPECT_LT(total, 2.0 + (spent - 1.0) + 1.0);  // a restarted budget would have reached 3
   expect_each_step_once(dir);
 }
+
+// Issue 14.5: periodic evaluations read train.eval_batches batches, the final one the whole eval split
+// (copy smoke: 64 sequences in batches of 8).
+TEST(AppTrainCommand, TheFinalEvaluationReadsTheWholeEvalSplit) {
+  TempDir t;
+  const std::string dir = t.path() + "/run";
+  Result r = run(kLintra + " train " + kCopy + "train.steps=8 train.eval_every=4 train.eval_batches=2 --run-dir " + dir);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(split_values(dir, "eval", "step"), (std::vector<double>{4, 8}));
+  EXPECT_EQ(split_values(dir, "eval", "eval_batches"), (std::vector<double>{2, 8}));
+}

@@ -341,5 +341,32 @@ TEST(NnAttentionReformer, PeakMemoryIsLinearInN) {
   EXPECT_LT(double(big), 6.0 * double(small)) << "4× the length should cost about 4× the memory";
 }
 
+
+// A training sequence that fits in one chunk makes LSH pointless (every query sees every earlier
+// key): the variant says so once, and stays silent for sequences of several chunks and in eval mode
+// (generation recomputes short prefixes on purpose).
+TEST(NnAttentionReformer, WarnsOnceWhenATrainingSequenceFitsInOneChunk) {
+  Generator gen(3);
+  auto attn = make({{"chunk_size", int64_t(8)}}, 4, 4);
+  attn->train();
+  auto run = [&](int64_t n) {
+    Var q = random_var({1, 2, n, 4}, gen), v = random_var({1, 2, n, 4}, gen);
+    ::testing::internal::CaptureStderr();
+    attn->forward(q, q, v, AttentionMasks::causal());
+    return ::testing::internal::GetCapturedStderr();
+  };
+  EXPECT_EQ(run(32), "");  // four chunks
+  const std::string once = run(8);
+  EXPECT_HAS(once, "a sequence of 8 tokens fits in one chunk of chunk_size 8");
+  EXPECT_HAS(once, "shared-QK softmax");
+  EXPECT_EQ(run(6), "");  // said once
+  auto quiet = make({{"chunk_size", int64_t(8)}}, 4, 4);
+  quiet->eval();
+  Var q = random_var({1, 2, 5, 4}, gen), v = random_var({1, 2, 5, 4}, gen);
+  ::testing::internal::CaptureStderr();
+  quiet->forward(q, q, v, AttentionMasks::causal());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
 }  // namespace
 }  // namespace lintra::nn

@@ -166,5 +166,23 @@ TEST(NnSpeechModel, BiLstmOverfitsOneBatch) {
   overfit(m, 100, 1e-2, 0.1, "bi-lstm");
 }
 
+
+// model.positional reaches the speech model: added, the features are projected to d_model; concatenated,
+// to d_model/2 beside the encoding. Both train (loss and metrics as documented).
+TEST(NnSpeechModel, PositionalEncodingIsAddedOrConcatenated) {
+  for (PositionalMode mode : {PositionalMode::add, PositionalMode::concat}) {
+    SpeechTransformerOptions o = tiny_transformer("softmax");
+    o.positional = mode;
+    SpeechTransformerModel m(o, 1);
+    Var w;
+    for (const auto& [name, v] : m.named_parameters())
+      if (name == "input.weight") w = v;
+    ASSERT_TRUE(w.defined());
+    EXPECT_EQ(w.shape(), (Shape{mode == PositionalMode::add ? 32 : 16, kFeat}));
+    EXPECT_HAS(m.describe(), std::string("positional=") + positional_mode_name(mode));
+    check_loss_and_metrics(m);
+  }
+}
+
 }  // namespace
 }  // namespace lintra::nn
