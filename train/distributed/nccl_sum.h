@@ -1,10 +1,10 @@
 // nccl_sum.h — sums of GPU buffers over the ranks with NCCL (DESIGN.md §10), for when lintra trains
 // on CUDA tensors. Built only when CMake finds MPI, the CUDA toolkit and NCCL (LINTRA_WITH_NCCL).
 //
-// Status (issue 16.3): an interface and its calls, compiled and linked but never run. lintra's tensors
-// live on the CPU only so far (core/device.h), the trainer does not use it, and no GPU was at hand to
-// test it. Left: CUDA tensors, an averager that sums the gradients' device buffers with it, and its
-// test on a GPU. NCCL's ring order is fixed for a given set of GPUs but is not the rank order of
+// Status (issue 16.3): an interface and its calls, compiled and linked; its test
+// (tests/train/distributed/test_nccl.cpp, 2 ranks on one GPU) skips without a GPU and has not yet run
+// on one. The trainer does not use it: lintra's training tensors live on the CPU so far. Left: an
+// averager that sums the gradients' device buffers with it when the model is on a GPU. NCCL's ring order is fixed for a given set of GPUs but is not the rank order of
 // Communicator::sum, so a CPU run and a GPU run of K ranks will not agree bitwise.
 #pragma once
 
