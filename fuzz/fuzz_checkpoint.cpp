@@ -59,8 +59,11 @@ CheckpointData random_checkpoint(FuzzedDataProvider& in) {
   if (in.ConsumeBool())
     for (const auto& [name, t] : d.model) d.optimizer_slots["exp_avg"].emplace_back(name, t.clone());
   d.scheduler = {{"step", in.ConsumeFloatingPoint<double>()}};
-  d.rng["model.init"] = GeneratorState{in.ConsumeIntegral<uint64_t>(), in.ConsumeIntegral<uint64_t>(), 0};
-  d.data = DataPosition{in.ConsumeIntegral<int64_t>(), in.ConsumeIntegral<int64_t>(), in.ConsumeIntegral<uint64_t>()};
+  d.ranks.resize(in.ConsumeIntegralInRange<size_t>(1, 3));  // one world size or another
+  for (RankState& r : d.ranks) {
+    r.rng["model.init"] = GeneratorState{in.ConsumeIntegral<uint64_t>(), in.ConsumeIntegral<uint64_t>(), 0};
+    r.data = DataPosition{in.ConsumeIntegral<int64_t>(), in.ConsumeIntegral<int64_t>(), in.ConsumeIntegral<uint64_t>()};
+  }
   d.trainer = {{"best", in.ConsumeFloatingPoint<double>()}};
   for (size_t i = in.ConsumeIntegralInRange<size_t>(0, 3); i > 0; --i) d.loss_history.push_back(in.ConsumeFloatingPoint<double>());
   return d;
