@@ -34,7 +34,7 @@ template <typename T> void expect_rank_order_sums(Communicator& comm, int64_t n)
     expected[size_t(i)] = acc;
   }
   comm.sum(std::span<T>(v));
-  EXPECT_EQ(std::memcmp(v.data(), expected.data(), v.size() * sizeof(T)), 0) << n << " elements";
+  EXPECT_TRUE(n == 0 || std::memcmp(v.data(), expected.data(), v.size() * sizeof(T)) == 0) << n << " elements";
   const std::string bits(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   for (const std::string& other : comm.all_gather(bits)) EXPECT_TRUE(other == bits) << "a rank got other bits";
 }
