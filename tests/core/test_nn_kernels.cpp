@@ -1,10 +1,13 @@
 // test_nn_kernels.cpp — invariant: the fused nn kernels — softmax / log_softmax (forward and
 // backward) and layer norm (forward: y, mean, rstd; backward) — equal slow float64 oracles on
 // odd-sized inputs of any layout (including contiguous tensors whose size-1 dims carry arbitrary
-// strides), over the last dim and over other dims.
+// strides), over the last dim and over other dims. Both kernels are dispatched through Highway: every
+// case runs once per SIMD target this CPU can run (tests/core/simd_targets.h), CoreNnKernels.<Case>/AVX2,
+// …/SSE4, …; rows of 67 and 300 take full vectors, the unrolled loops and a partial tail, and 128 × 300
+// is above the kernels' parallel grain.
 //
 // Tolerances (|got − want| ≤ atol + rtol·|want|):
-//   softmax float32: rtol 1e-5, atol 1e-7 — vectorised exp (≤ 2 ulp) plus a sum of ≤ 17 terms and a
+//   softmax float32: rtol 1e-5, atol 1e-7 — vectorised exp (≤ 1 ulp) plus a sum of ≤ 300 terms in 4·L partial sums and a
 //     division: ≲ 20 ulp of 2^-24 relative to each output; atol for the tiniest probabilities.
 //   log_softmax float32: atol 1e-5 — x − m − log Σ: absolute error of a few ulp of values up to ~5.
 //   layer norm float32: rtol 1e-5, atol 1e-5 — statistics are accumulated in double, then
@@ -18,6 +21,7 @@
 #include "core/ops.h"
 #include "core/reference/reference.h"
 #include "tests/core/core_test_util.h"
+#include "tests/core/simd_targets.h"
 
 namespace lintra {
 namespace {
@@ -30,7 +34,9 @@ using testing::Layout;
 using testing::make_input;
 using testing::Tol;
 
-const std::vector<Shape> kShapes = {{3, 5, 7}, {1, 13}, {17}};
+class CoreNnKernels : public testing::SimdTargetTest {};
+
+const std::vector<Shape> kShapes = {{3, 5, 7}, {1, 13}, {17}, {2, 3, 67}, {128, 300}};  // the last: OpenMP
 const std::vector<DType> kFloat = {DType::f32, DType::f64};
 
 Tol softmax_tol(DType dt, bool log) {
@@ -43,7 +49,7 @@ Tensor ref_softmax(const Tensor& x, int64_t d, bool log) {
   return reference::softmax(x.transpose(d, -1), log).transpose(d, -1);
 }
 
-TEST(CoreNnKernels, SoftmaxAndLogSoftmaxOverEveryDim) {
+TEST_P(CoreNnKernels, SoftmaxAndLogSoftmaxOverEveryDim) {
   Generator gen(41);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -57,7 +63,7 @@ TEST(CoreNnKernels, SoftmaxAndLogSoftmaxOverEveryDim) {
           }
 }
 
-TEST(CoreNnKernels, SoftmaxOfContiguousTensorWithOddSizeOneStride) {
+TEST_P(CoreNnKernels, SoftmaxOfContiguousTensorWithOddSizeOneStride) {
   // permute of (1, 4, 5) to (4, 1, 5) is contiguous (strides 5, 20, 1): the stride of the size-1
   // dim is not the row stride, and a kernel that reads it as one walks off the rows.
   Generator gen(42);
@@ -71,7 +77,7 @@ TEST(CoreNnKernels, SoftmaxOfContiguousTensorWithOddSizeOneStride) {
   }
 }
 
-TEST(CoreNnKernels, SoftmaxIsShiftInvariantForLargeLogits) {
+TEST_P(CoreNnKernels, SoftmaxIsShiftInvariantForLargeLogits) {
   // exp(1000) overflows; the max-subtraction must keep the result finite and exact.
   Tensor x = Tensor::from_vector(std::vector<double>{1000, 1001, 1002}, {1, 3});
   Tensor want = reference::softmax(ops::add(x, -1000.0), false);
@@ -95,7 +101,7 @@ Tensor ref_softmax_backward(const Tensor& y, const Tensor& dy, bool log) {
   return Tensor::from_vector(out, y.shape());
 }
 
-TEST(CoreNnKernels, SoftmaxBackwardMatchesReference) {
+TEST_P(CoreNnKernels, SoftmaxBackwardMatchesReference) {
   Generator gen(43);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -115,7 +121,7 @@ TEST(CoreNnKernels, SoftmaxBackwardMatchesReference) {
         }
 }
 
-TEST(CoreNnKernels, LayerNormForwardMatchesReference) {
+TEST_P(CoreNnKernels, LayerNormForwardMatchesReference) {
   Generator gen(44);
   for (DType dt : kFloat)
     for (const Shape& s : kShapes)
@@ -139,7 +145,7 @@ TEST(CoreNnKernels, LayerNormForwardMatchesReference) {
       }
 }
 
-TEST(CoreNnKernels, LayerNormBackwardMatchesReference) {
+TEST_P(CoreNnKernels, LayerNormBackwardMatchesReference) {
   // With x̂ = (x − μ)·rstd and g = dy·γ: dx = rstd·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ dy·x̂, dβ = Σ dy.
   Generator gen(45);
   for (DType dt : kFloat)
@@ -184,6 +190,8 @@ TEST(CoreNnKernels, LayerNormBackwardMatchesReference) {
         EXPECT_TRUE(close_to(got.dbeta, Tensor::from_vector(db, {D}), tol)) << what;
       }
 }
+
+LINTRA_ON_EVERY_SIMD_TARGET(CoreNnKernels);
 
 }  // namespace
 }  // namespace lintra
