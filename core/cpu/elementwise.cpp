@@ -1,11 +1,14 @@
 // cpu/elementwise.cpp — copy/cast, fill, the unary and binary maps and unary_backward, where. OpenMP
 // over rows/blocks (cpu/loops.h); the contiguous inner loops are written so that GCC vectorises them.
 // The maps run the formulas of the op lists (core/unary_ops.h, core/binary_ops.h): op.visit picks the
-// op's struct once per call, and its formula is inlined into the loop.
+// op's struct once per call, and its formula is inlined into the loop. Contiguous float32 runs of the
+// ops that have a vector form (cpu/unary_simd.cpp: exp, log, tanh, σ, softplus, log σ, elu) take that
+// Highway path instead, dispatched to the CPU's best SIMD target; everything else falls back here.
 #include <cmath>
 #include <cstring>
 
 #include "core/cpu/loops.h"
+#include "core/cpu/unary_simd.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -142,6 +145,11 @@ void map3(const Tensor& x, const Tensor& y, const Tensor& z, Tensor& out, F f) {
                   });
 }
 
+// Whether t holds exactly out's elements, densely (no broadcast, no strides): the Highway path's case.
+bool dense_like(const Tensor& t, const Tensor& out) {
+  return t.dtype() == DType::f32 && t.shape() == out.shape() && t.is_contiguous() && out.is_contiguous();
+}
+
 template <class Op> [[noreturn]] void not_defined(DType dtype) {
   LINTRA_FAIL("{}: not defined for {} tensors", Op::name, dtype);
 }
@@ -151,6 +159,9 @@ template <class Op> [[noreturn]] void not_defined(DType dtype) {
 // --- unary -----------------------------------------------------------------------------------------
 
 void unary(UnaryOp op, const Tensor& x, Tensor& out, double a, double b) {
+  if (out.dtype() == DType::f32 && out.numel() > 0 && dense_like(x, out) &&
+      unary_simd_f32(op, cptr<float>(x), mptr<float>(out), out.numel(), float(a), float(b)))
+    return;
   op.visit([&]<class Op>() {
     dispatch_all(out.dtype(), Op::name, [&]<typename T>() {
       if constexpr (op::unary_defined_on<Op, T>) {
@@ -187,6 +198,13 @@ void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& x, const Tenso
     if constexpr (!op::has_backward<Op>) {
       LINTRA_FAIL("unary_backward: {} has no backward", Op::name);
     } else {
+      constexpr op::Saves saves = Op::saves;
+      if (dx.dtype() == DType::f32 && dx.numel() > 0 && dense_like(grad, dx) &&
+          (!op::saves_x(saves) || dense_like(x, dx)) && (!op::saves_y(saves) || dense_like(y, dx)) &&
+          unary_backward_simd_f32(op, cptr<float>(grad), op::saves_x(saves) ? cptr<float>(x) : nullptr,
+                                  op::saves_y(saves) ? cptr<float>(y) : nullptr, mptr<float>(dx), dx.numel(),
+                                  float(a), float(b)))
+        return;
       switch (dx.dtype()) {
         case DType::f32: return unary_backward_typed<Op, float>(grad, x, y, dx, float(a), float(b));
         case DType::f64: return unary_backward_typed<Op, double>(grad, x, y, dx, a, b);

@@ -15,16 +15,25 @@
 //   float64: rtol 1e-12, atol 1e-14 — the same formulas in double, differing from the oracle only by
 //            reassociation (a few ulp of 2^-52 ≈ 2.2e-16).
 //   integer results (comparisons, int64 maps): exact.
+// The vector forms of the transcendental ops (core/cpu/unary_simd.cpp: contiguous float32, dispatched
+// through Highway) are checked on every SIMD target this CPU can run, forced and checked
+// (tests/core/simd_targets.h: CoreElementwiseSimd.<Case>/AVX2, …/SSE4, …/SCALAR), against the same
+// oracle and tolerances, on runs long enough for full vectors, a partial tail and the parallel path,
+// and at ±inf, NaN, overflow and underflow.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
+#include "core/cpu/unary_simd.h"
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "core/reference/reference.h"
 #include "tests/core/core_test_util.h"
+#include "tests/core/simd_targets.h"
 
 namespace lintra {
 namespace {
@@ -168,6 +177,72 @@ TEST(CoreElementwise, LogSigmoidIsFiniteAndAccurateForLargeInputs) {
         << dt;
   }
 }
+
+// --- the Highway path: every SIMD target ------------------------------------------------------------
+
+class CoreElementwiseSimd : public testing::SimdTargetTest {};
+
+const std::vector<UnaryOp> kVectorForward = {unary_op<op::Exp>,      unary_op<op::Log>,        unary_op<op::Tanh>,
+                                             unary_op<op::Sigmoid>,  unary_op<op::Softplus>,   unary_op<op::LogSigmoid>,
+                                             unary_op<op::Elu>};
+const std::vector<UnaryOp> kVectorBackward = {unary_op<op::Softplus>, unary_op<op::LogSigmoid>};
+
+TEST_P(CoreElementwiseSimd, TranscendentalOpsHaveVectorForms) {
+  // A vector form that stops being found would silently fall back to the scalar loop: fail here instead.
+  for (UnaryOp o : kVectorForward) EXPECT_TRUE(kernels::cpu::unary_has_vector_form(o)) << name(o);
+  for (UnaryOp o : kVectorBackward) EXPECT_TRUE(kernels::cpu::unary_backward_has_vector_form(o)) << name(o);
+  EXPECT_FALSE(kernels::cpu::unary_has_vector_form(unary_op<op::Neg>));  // GCC vectorises it as it is
+  EXPECT_FALSE(kernels::cpu::unary_backward_has_vector_form(unary_op<op::Tanh>));
+}
+
+TEST_P(CoreElementwiseSimd, VectorFormsMatchReference) {
+  Generator gen(19);
+  const std::vector<Shape> shapes = {{3, 5, 7}, {1, 13}, {17}, {67}, {3, 1000}, {70001}};  // the last: OpenMP
+  for (const UnaryCase& c : kUnary) {
+    const bool fwd = kernels::cpu::unary_has_vector_form(c.op), bwd = kernels::cpu::unary_backward_has_vector_form(c.op);
+    if (!fwd && !bwd) continue;
+    const op::Saves saves = kernels::backward_saves(c.op);
+    for (const Shape& s : shapes) {
+      Tensor x = make_input(s, DType::f32, Layout::contiguous, gen, c.lo, c.hi);
+      Tensor y = ops::unary(c.op, x, c.a, c.b);
+      if (fwd) {
+        EXPECT_TRUE(close_to(y, reference::unary(c.op, x, c.a, c.b), tol_for(DType::f32))) << label(c);
+      }
+      if (!bwd) continue;
+      Tensor g = make_input(s, DType::f32, Layout::contiguous, gen, -2, 2);
+      Tensor got = ops::unary_backward(c.op, g, op::saves_x(saves) ? x : Tensor(), op::saves_y(saves) ? y : Tensor(),
+                                       c.a, c.b);
+      EXPECT_TRUE(close_to(got, reference::unary_backward(c.op, g, x, c.a, c.b), tol_for(DType::f32)))
+          << label(c) << " backward";
+    }
+  }
+}
+
+TEST_P(CoreElementwiseSimd, VectorFormsAreTotal) {
+  // Highway's own Exp maps NaN to 0 and wraps above its valid range; log of 0 and of subnormals,
+  // tanh and the stable softplus / log σ at ±inf: every value must be the oracle's (NaN for NaN),
+  // except where the oracle's literal log(1 + eˣ) overflows and softplus(x) = x, log σ(−x) = −x exactly.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> values = {-inf, -1e4f, -200, -103.9f, -87.5f, -20, -1, -1e-3f, 0, 1e-3f, 1e-30f, 1e-40f,
+                                     1,    20,     88.7f, 88.8f, 200,    1e4f, 3e38f, inf, nan};
+  for (UnaryOp o : kVectorForward) {
+    const double a = o == unary_op<op::Elu> ? 1.3 : 0;
+    Tensor x = Tensor::from_vector(values, {int64_t(values.size())});
+    const std::vector<float> got = ops::unary(o, x, a).to_vector<float>();
+    const std::vector<double> want = reference::unary(o, x, a).to_vector<double>();
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float w = float(want[i]);
+      const std::string what = fmt::format("{}({}) = {}, expected {}", name(o), values[i], got[i], w);
+      const bool stable = o == unary_op<op::Softplus> || o == unary_op<op::LogSigmoid>;
+      if (std::isnan(w)) EXPECT_TRUE(std::isnan(got[i])) << what;
+      else if (std::isinf(w) && stable && std::isfinite(values[i])) EXPECT_EQ(got[i], values[i]) << what;
+      else if (std::isinf(w)) EXPECT_EQ(got[i], w) << what;
+      else EXPECT_LE(std::abs(double(got[i]) - w), 1e-6 + 1e-5 * std::abs(w)) << what;
+    }
+  }
+}
+
+LINTRA_ON_EVERY_SIMD_TARGET(CoreElementwiseSimd);
 
 // --- int64 ------------------------------------------------------------------------------------------
 
