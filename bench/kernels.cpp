@@ -64,24 +64,57 @@ CaseResult batched_gemm_case(int64_t B, int64_t M, int64_t K, int64_t N, double 
           flops / t.b_seconds / 1e9, "loop of cblas_sgemm"};
 }
 
-// Memory-bound kernels against memcpy, in bytes moved per second (reads + writes).
+// Row and elementwise kernels against memcpy, in bytes moved per second (reads + writes; memcpy's
+// rate counts its read and its write). The row kernels and the transcendental unary ops dispatch
+// through Highway (core/simd.h), so --simd-target measures each of their paths.
+struct MemoryWork {
+  std::function<void()> f;
+  double bytes;  // moved by one call of f
+};
+
+MemoryWork unary_work(const std::string& op, const Tensor& x, double nb) {
+  if (op == "exp") return {[x] { (void)ops::exp(x); }, 2 * nb};
+  if (op == "log") {
+    Tensor positive = ops::add(ops::abs(x), 1e-3);
+    return {[positive] { (void)ops::log(positive); }, 2 * nb};
+  }
+  if (op == "tanh") return {[x] { (void)ops::tanh(x); }, 2 * nb};
+  if (op == "sigmoid") return {[x] { (void)ops::sigmoid(x); }, 2 * nb};
+  if (op == "gelu") return {[x] { (void)ops::gelu(x); }, 2 * nb};
+  if (op == "softplus") return {[x] { (void)ops::softplus(x); }, 2 * nb};
+  if (op == "log_sigmoid") return {[x] { (void)ops::log_sigmoid(x); }, 2 * nb};
+  // softplus' backward: dx = g·σ(x), reading g and x.
+  return {[x] { (void)ops::unary_backward(kernels::unary_op<op::Softplus>, x, x, Tensor()); }, 3 * nb};
+}
+
+MemoryWork memory_work(const std::string& name, const Tensor& x, const Tensor& y, double nb) {
+  const int64_t n = x.numel();
+  if (name == "add") return {[&x, &y] { (void)ops::add(x, y); }, 3 * nb};
+  if (name == "softmax_rows") {  // rows of 1024
+    Tensor rows = x.view({n / 1024, 1024});
+    return {[rows] { (void)ops::softmax(rows, -1); }, 2 * nb};
+  }
+  if (name == "softmax_fwd_bwd") {  // rows of 784 (the paper's MNIST sequence), forward then backward
+    Tensor rows = x.view({n / 784, 784}), g = y.view({n / 784, 784});
+    return {[rows, g] { (void)ops::softmax_backward(ops::softmax(rows, -1), g, -1, false); }, 5 * nb};
+  }
+  if (name == "layer_norm_fwd_bwd") {  // rows of 256 (the paper's d_model), forward then backward
+    Tensor rows = x.view({n / 256, 256}), g = y.view({n / 256, 256});
+    Tensor gamma = Tensor::ones({256}), beta = Tensor::zeros({256});
+    return {[=] { (void)ops::layer_norm_backward(g, rows, ops::layer_norm(rows, gamma, beta, 1e-5), gamma); },
+            5 * nb};
+  }
+  return unary_work(name, x, nb);
+}
+
 CaseResult memory_case(const std::string& name, int64_t n, double min_s) {
   Generator gen(3);
   Tensor x = Tensor::uniform({n}, gen, -1, 1), y = Tensor::uniform({n}, gen, -1, 1);
   Tensor dst = Tensor::empty({n});
-  std::function<void()> f;
-  double bytes = 0;
   const double nb = double(n) * 4;
-  if (name == "add") {
-    f = [&] { (void)ops::add(x, y); };
-    bytes = 3 * nb;
-  } else {  // row softmax over rows of 1024
-    Tensor rows = x.view({n / 1024, 1024});
-    f = [rows] { (void)ops::softmax(rows, -1); };
-    bytes = 2 * nb;
-  }
-  auto t = time_pair(f, [&] { std::memcpy(dst.data<float>(), x.data<float>(), size_t(n) * 4); }, min_s);
-  return {fmt::format("{}_{}M_f32", name, n >> 20), "GB/s", bytes / t.a_seconds / 1e9, 2 * nb / t.b_seconds / 1e9,
+  const MemoryWork w = memory_work(name, x, y, nb);
+  auto t = time_pair(w.f, [&] { std::memcpy(dst.data<float>(), x.data<float>(), size_t(n) * 4); }, min_s);
+  return {fmt::format("{}_{}M_f32", name, n >> 20), "GB/s", w.bytes / t.a_seconds / 1e9, 2 * nb / t.b_seconds / 1e9,
           "memcpy"};
 }
 
@@ -127,11 +160,25 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       [&] { return batched_gemm_case(64, 784, 32, 784, opt.min_seconds); },
       [&] { return memory_case("add", int64_t(1) << 24, opt.min_seconds); },
       [&] { return memory_case("softmax_rows", int64_t(1) << 24, opt.min_seconds); },
+      [&] { return memory_case("softmax_fwd_bwd", int64_t(784) << 13, opt.min_seconds); },
+      [&] { return memory_case("layer_norm_fwd_bwd", int64_t(1) << 22, opt.min_seconds); },
       [&] { return causal_linear_case(10, 10, 1000, 32, 64, opt.min_seconds); },
+      [&] { return memory_case("exp", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("log", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("tanh", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("sigmoid", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("gelu", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("softplus", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("log_sigmoid", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("softplus_backward", int64_t(1) << 22, opt.min_seconds); },
   };
   static const char* names[] = {"matmul_6272x256x256", "matmul_6272x256x1024", "matmul_6272x1024x256",
                                 "batched_matmul_64x784x32x784", "add_16M_f32", "softmax_rows_16M_f32",
-                                "causal-linear_10x10x1000x32x64"};
+                                "softmax_fwd_bwd_6M_f32", "layer_norm_fwd_bwd_4M_f32",
+                                "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
+                                "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
+                                "softplus_backward_4M_f32"};
+  static_assert(std::size(names) == 17);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;
