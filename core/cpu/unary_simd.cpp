@@ -5,8 +5,8 @@
 // softplus and log σ: log1p, exp), which GCC does not vectorise, or an exp that GCC vectorises only
 // for the build's baseline ISA (exp, σ, elu, and the σ of softplus' and log σ's backward: SSE2 in
 // the portable build). Each form computes the same expression as the op's `fast` / `backward`, with
-// eˣ, log and tanh from Highway's contrib math (cpu/vec_math-inl.h: 1, 4 and 4 ulp; made total for
-// ±inf and NaN):
+// eˣ by scalar_ops.h's own exp_f32 steps (≈ 2 ulp) and log, log1p and tanh from Highway's contrib
+// math (4, 2 and 4 ulp), made total for ±inf and NaN (cpu/vec_math-inl.h):
 //   exp        eˣ                                   log        log x
 //   tanh       tanh x                               sigmoid    1 / (1 + e^{−x})
 //   softplus   max(x, 0) + log1p(e^{−|x|})          d: g·σ(x)
@@ -48,10 +48,10 @@ using V = hn::Vec<D>;
 HWY_INLINE V keep_nan(V x, V y) { return hn::IfThenElse(hn::IsNaN(x), x, y); }
 HWY_INLINE V sigmoid(D d, V x) {  // 1 / (1 + e^{−x})
   const V one = hn::Set(d, 1.0f);
-  return hn::Div(one, hn::Add(one, exp_full(d, hn::Neg(x))));
+  return hn::Div(one, hn::Add(one, exp_bounded(d, hn::Neg(x))));  // clamped as scalar::exp_f32
 }
 HWY_INLINE V log1p_exp_neg_abs(D d, V x) {  // log1p(e^{−|x|}): Highway's Log1p is valid on [0, 1]
-  return hn::Log1p(d, exp_full(d, hn::Neg(hn::Abs(x))));
+  return hn::Log1p(d, exp_bounded(d, hn::Neg(hn::Abs(x))));
 }
 
 // The vector forms: fast(d, x, a, b) and backward(d, g, x, y, a, b), as the op structs' formulas.
@@ -79,7 +79,7 @@ template <> struct VecForm<op::LogSigmoid> {
 };
 template <> struct VecForm<op::Elu> {
   static V fast(D d, V x, V alpha, V) {
-    return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), x, hn::Mul(alpha, hn::Sub(exp_full(d, x), hn::Set(d, 1.0f))));
+    return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), x, hn::Mul(alpha, hn::Sub(exp_bounded(d, x), hn::Set(d, 1.0f))));
   }
 };
 

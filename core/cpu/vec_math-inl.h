@@ -7,12 +7,14 @@
 //                                buffer, so nothing past p + n is read and every lane of a row goes
 //                                through the same vector formula as the full vectors (no scalar tail);
 //   store_partial(d, v, p, n)    lanes 0…n−1 to p;
-//   exp_full(d, x)               eˣ for every x: Highway's Exp (1 ulp; 0 below −104 in float32,
-//                                −1000 in float64), made total: overflow gives +inf and NaN stays
-//                                NaN (Highway's own Exp maps NaN to 0 and wraps above its range);
+//   exp_bounded(d, x)            eˣ where it cannot overflow (the softmax's x − max ≤ 0), NaN kept:
+//                                float32 by the scalar kernels' own formula (scalar_ops.h exp_f32,
+//                                ≈ 2 ulp), float64 by Highway's Exp (1 ulp);
+//   exp_full(d, x)               eˣ for every x: exp_bounded made total (overflow gives +inf; Highway's
+//                                own Exp maps NaN to 0 and wraps above its valid range);
 //   log_full(d, x)               log x (4 ulp) with log 0 = −inf, log of x < 0 or NaN = NaN, log +inf = +inf.
-// Cost: exp about 20 vector ops per vector (range reduction, a degree-6 polynomial, scale by 2ⁿ);
-// log about 25; the extra clamps and blends are 2–4 ops.
+// Cost: exp about 17–22 vector ops per vector (range reduction, a degree-6 polynomial, scale by
+// 2ⁿ, NaN and overflow blends); log about 25.
 
 #if defined(LINTRA_CORE_CPU_VEC_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LINTRA_CORE_CPU_VEC_MATH_INL_H_
@@ -48,24 +50,60 @@ HWY_INLINE void store_partial(D d, hn::Vec<D> v, T* p, int64_t n) {
   std::memcpy(p, buf, size_t(n) * sizeof(T));
 }
 
+// eˣ in float32 by exactly the steps of core/scalar_ops.h exp_f32 (the scalar kernels' formula):
+// x clamped to ±88.376, Cody–Waite reduction x = n·ln2 + r (n rounded by the 1.5·2²³ trick), a
+// degree-6 Cephes polynomial for eʳ, and 2ⁿ built in the exponent bits; about 2 ulp, 0 below −88.38.
+// About 17 vector ops, against about 22 for Highway's Exp (whose two-step 2ⁿ covers a range that a
+// clamped argument does not need).
+template <class D> HWY_INLINE hn::Vec<D> exp_cephes_f32(D d, hn::Vec<D> x) {
+  using V = hn::Vec<D>;
+  const hn::Rebind<int32_t, D> di;
+  const V bound = hn::Set(d, 88.3762626647949f), magic = hn::Set(d, 12582912.0f), one = hn::Set(d, 1.0f);
+  x = hn::Min(hn::Max(x, hn::Neg(bound)), bound);
+  const V n = hn::Sub(hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), magic), magic);
+  V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
+  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
+  V p = hn::Set(d, 1.9875691500e-4f);
+  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
+  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
+  p = hn::MulAdd(hn::Mul(p, r), r, hn::Add(r, one));
+  const auto e = hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127)));
+  return hn::Mul(p, hn::BitCast(d, e));
+}
+
+// eˣ for arguments that cannot overflow (x ≤ 88 in float32, ≤ 700 in float64: the softmax's x − max
+// ≤ 0), NaN kept: float32 by exp_cephes_f32, float64 by Highway's Exp (1 ulp, 0 below −1000).
+template <class D> HWY_INLINE hn::Vec<D> exp_bounded(D d, hn::Vec<D> x) {
+  using T = hn::TFromD<D>;
+  if constexpr (sizeof(T) == 4) return hn::IfThenElse(hn::IsNaN(x), x, exp_cephes_f32(d, x));
+  else return hn::IfThenElse(hn::IsNaN(x), x, hn::Exp(d, hn::Min(x, hn::Set(d, T(700)))));
+}
+
 template <class D> HWY_INLINE hn::Vec<D> exp_full(D d, hn::Vec<D> x) {
   using T = hn::TFromD<D>;
-  // Highway's Exp is valid up to +104 (float32: past the overflow at 88.72) and +706 (float64: short
-  // of the overflow at 709.78); beyond, its exponent arithmetic wraps. So the argument is clamped to
-  // the valid range, float32 lanes above 88.72 become +inf, and (rarely) float64 lanes above 700 are
-  // computed as (e^{x/2})², which overflows to +inf where eˣ does.
-  const hn::Vec<D> hi = hn::Set(d, T(sizeof(T) == 4 ? 100.0 : 700.0));
-  hn::Vec<D> y = hn::Exp(d, hn::Min(x, hi));
+  // exp_bounded clamps its argument (float32 at 88.376, short of the overflow at 88.72; float64 at
+  // 700, where Highway's Exp stops being valid at 706, short of 709.78): float32 lanes above 88 take
+  // Highway's Exp and those above 88.72 become +inf; (rarely) float64 lanes above 700 are computed as
+  // (e^{x/2})², which overflows to +inf where eˣ does.
+  hn::Vec<D> y = exp_bounded(d, x);
   if constexpr (sizeof(T) == 4) {
-    y = hn::IfThenElse(hn::Gt(x, hn::Set(d, T(88.72283935546875))), hn::Set(d, std::numeric_limits<T>::infinity()), y);
+    // (rarely) lanes above 88: Highway's Exp, valid up to 104, for the top of the range that
+    // exp_cephes_f32's clamp cuts off (88.376 < x ≤ 88.72), then +inf above the overflow.
+    const auto large = hn::Gt(x, hn::Set(d, 88.0f));
+    if (!hn::AllFalse(d, large)) y = hn::IfThenElse(large, hn::Exp(d, hn::Min(x, hn::Set(d, 100.0f))), y);
+    return hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.72283935546875f)), hn::Set(d, std::numeric_limits<T>::infinity()),
+                          y);
   } else {
-    const auto large = hn::Gt(x, hi);
+    const auto large = hn::Gt(x, hn::Set(d, T(700)));
     if (!hn::AllFalse(d, large)) {
       const hn::Vec<D> h = hn::Exp(d, hn::Mul(hn::Min(x, hn::Set(d, T(1000))), hn::Set(d, T(0.5))));
       y = hn::IfThenElse(large, hn::Mul(h, h), y);
     }
+    return y;
   }
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
 template <class D> HWY_INLINE hn::Vec<D> log_full(D d, hn::Vec<D> x) {
