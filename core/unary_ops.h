@@ -22,9 +22,6 @@
 // and if differentiable a Var <name>(…) line in autograd/functional.h. The CPU kernel, the reference,
 // unary_backward, autograd's generic wrapper and the tests' coverage checks follow from the list;
 // tests/core/test_elementwise_kernels.cpp fails until its case table gives the op an input range.
-// Optionally, where fast calls libm or an exp, a vector form of the same formula in
-// core/cpu/unary_simd.cpp (VecForm<op::X>): the CPU kernel runs it on contiguous float32 through
-// Highway's run-time dispatch; fast stays the scalar formula of every other case and of CUDA.
 #pragma once
 
 #include <algorithm>
