@@ -1,4 +1,4 @@
-// bench_commands.cpp — `lintra bench kernels|attention|generate`: the options of each benchmark
+// bench_commands.cpp — `lintra bench kernels|attention|train|generate`: the options of each benchmark
 // (bench/ runs them and prints their tables; they are speed measurements, never tests).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,10 +10,22 @@
 #include "bench/attention.h"
 #include "bench/generate.h"
 #include "bench/kernels.h"
+#include "bench/train.h"
+#include "core/simd.h"
 
 namespace lintra::app {
 
 namespace {
+
+// --simd-target NAME: run the benchmark's dispatched kernels on that Highway target (AVX2, SSE4, SCALAR…)
+// instead of the best one, so every path is measured on the machine at hand.
+std::shared_ptr<std::string> add_simd_target_option(CLI::App* cmd) {
+  auto target = std::make_shared<std::string>();
+  cmd->add_option("--simd-target", *target,
+                  "force the dispatched CPU kernels onto this SIMD target (AVX3, AVX2, SSE4, SSSE3, SCALAR: what "
+                  "this CPU runs); default the best");
+  return target;
+}
 
 Command add_bench_kernels(CLI::App* bench) {
   auto opt = std::make_shared<bench::KernelBenchOptions>();
@@ -23,7 +35,9 @@ Command add_bench_kernels(CLI::App* bench) {
   cmd->add_option("--json", opt->json_path, "write one JSON object per case to this file");
   cmd->add_option("--min-seconds", opt->min_seconds, "timing budget per case")->check(CLI::PositiveNumber);
   cmd->add_option("--filter", opt->filter, "only cases whose name contains this");
-  return {cmd, [opt] {
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [opt, target] {
+            force_simd_target(*target);
             bench::run_kernel_benchmarks(*opt);
             return 0;
           }};
@@ -48,8 +62,38 @@ Command add_bench_attention(CLI::App* bench) {
   cmd->add_flag("--causal,!--no-causal", opt->causal, "causal mask where the variant accepts it (default) or not");
   cmd->add_option("--min-seconds", opt->min_seconds, "timing budget per (variant, N) after the warm-up")
       ->check(CLI::NonNegativeNumber);
-  return {cmd, [opt] {
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [opt, target] {
+            force_simd_target(*target);
             bench::run_attention_benchmark(*opt);
+            return 0;
+          }};
+}
+
+Command add_bench_train(CLI::App* bench) {
+  auto o = std::make_shared<bench::TrainBenchOptions>();
+  auto* cmd = bench->add_subcommand(
+      "train", "one training step (forward, backward, optimizer update) of the paper's image models, per attention\n"
+               "variant, at the MNIST (8 layers, 784 pixels) and CIFAR-10 (16 layers, 3,072) shapes of its configs:\n"
+               "median step time, model GFLOP/s against cblas_sgemm at the model's GEMM shapes, peak RSS, CPU time\n"
+               "Example: lintra bench train --shapes mnist --variants causal-linear,softmax --json train.json");
+  cmd->add_option("--json", o->json_path, "write one JSON object per (shape, variant) to this file");
+  cmd->add_option("--variants", o->variants, fmt::format("comma-separated subset of {}", fmt::join(bench::kTrainVariants, ",")))
+      ->delimiter(',')
+      ->check(CLI::IsMember(bench::kTrainVariants));
+  cmd->add_option("--shapes", o->shapes, "comma-separated subset of mnist,cifar10")
+      ->delimiter(',')
+      ->check(CLI::IsMember(bench::kTrainShapes));
+  cmd->add_option("--steps", o->steps, "timed steps after the warm-up (the median is reported)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--smoke", o->smoke, "tiny sizes (1 layer, 2 heads × 4, 24 pixels, batch 2): a quick check that it runs");
+  cmd->add_option("--configs-dir", o->configs_dir, "the configs/ folder (the paper's configs are read from it)");
+  cmd->add_option("--memory-cap-mb", o->memory_cap_mb,
+                  "rows predicted above it are timed with fewer layers (then samples) and scaled, as noted");
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [o, target] {
+            force_simd_target(*target);
+            bench::run_train_benchmark(*o);
             return 0;
           }};
 }
@@ -89,7 +133,7 @@ Command add_bench_generate(CLI::App* bench) {
 Commands add_bench_commands(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "speed measurements (never part of the tests)");
   bench->require_subcommand(1);
-  return {add_bench_kernels(bench), add_bench_attention(bench), add_bench_generate(bench)};
+  return {add_bench_kernels(bench), add_bench_attention(bench), add_bench_train(bench), add_bench_generate(bench)};
 }
 
 }  // namespace lintra::app

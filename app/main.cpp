@@ -1,13 +1,17 @@
 // main.cpp — the only place that exits: picks OpenBLAS's kernels for this CPU, runs the command
-// line, and turns errors into exit codes.
+// line, and turns errors into exit codes. In a data-parallel job (mpirun, srun) it also ends MPI:
+// after a normal end on every rank it finalizes; after an error on one rank it aborts the job, so
+// that the launcher ends the other ranks (which would otherwise wait for it forever) and names the
+// rank that failed. Errors of a rank say which one it is ("lintra: error: rank 1 of 2: …").
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 
-#include "core/error.h"
 #include "app/cli.h"
+#include "core/error.h"
+#include "train/distributed/world.h"
 
 namespace {
 
@@ -41,17 +45,28 @@ void configure_runtime_and_reexec(char** argv) {
   if (changed) execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
 }
 
+// An error: said (with the rank in a job of several), then the end of this process — of the whole job
+// when it has several ranks.
+int fail(const char* kind, const char* what, int status) {
+  std::fprintf(stderr, "lintra: %s: %s%s\n", kind, lintra::dist::rank_prefix().c_str(), what);
+  std::fflush(stderr);
+  lintra::dist::abort_job_if_parallel(status);
+  lintra::dist::finalize();
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   configure_runtime_and_reexec(argv);
+  int status = 0;
   try {
-    return lintra::app::run_cli(argc, argv);
+    status = lintra::app::run_cli(argc, argv);
   } catch (const lintra::Error& e) {
-    std::fprintf(stderr, "lintra: error: %s\n", e.what());
-    return 2;
+    return fail("error", e.what(), 2);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lintra: internal error: %s\n", e.what());
-    return 3;
+    return fail("internal error", e.what(), 3);
   }
+  lintra::dist::finalize();
+  return status;
 }

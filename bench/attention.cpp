@@ -110,13 +110,6 @@ void print_row(const AttentionBenchRow& r, const AttentionBenchRow* prev) {
 
 }  // namespace
 
-std::string machine_line() {
-  std::ifstream in("/proc/loadavg");
-  double l1 = 0, l5 = 0, l15 = 0;
-  in >> l1 >> l5 >> l15;
-  return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}", num_threads(), l1, l5, l15, cpu_model());
-}
-
 namespace {
 
 void print_header(const AttentionBenchOptions& opt) {

@@ -59,8 +59,5 @@ struct AttentionBenchRow {
 // numbers when skipped) and returns the rows.
 std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptions& options);
 
-// "threads 2, load average 0.12 0.30 0.41, <cpu model>" for the header of every bench table.
-std::string machine_line();
-
 
 }  // namespace lintra::bench

@@ -9,6 +9,7 @@
 
 #include "core/kernels.h"
 #include "core/ops.h"
+#include "core/simd.h"
 #include "core/threading.h"
 #include "bench/timer.h"
 
@@ -116,7 +117,7 @@ CaseResult causal_linear_case(int64_t B, int64_t H, int64_t N, int64_t E, int64_
 }  // namespace
 
 void run_kernel_benchmarks(const KernelBenchOptions& opt) {
-  fmt::print("lintra bench kernels — {} threads, {}\n", num_threads(), cpu_model());
+  fmt::print("lintra bench kernels — {}\n", machine_line());
   fmt::print("each case: lintra and the reference timed alternately, best of each; ratio = lintra / reference\n\n");
   fmt::print("{:<32} {:>12} {:>12} {:>8}  {}\n", "case", "lintra", "reference", "ratio", "unit (reference)");
   std::vector<std::function<CaseResult()>> cases = {
@@ -144,7 +145,10 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                    {"reference", r.reference},
                    {"ratio", ratio},
                    {"unit", r.unit},
-                   {"reference_is", r.reference_name}});
+                   {"reference_is", r.reference_name},
+                   {"cpu", cpu_model()},
+                   {"simd_target", simd_target()},
+                   {"threads", num_threads()}});
   }
   if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");
 }

@@ -1,6 +1,7 @@
 // kernels.h — `lintra bench kernels`: lintra's kernels against the direct library call or a
 // plain memory copy, timed side by side in one run (bench/timer.h). Not a test: prints a
-// table and optionally writes JSON (one object per case: name, lintra, reference, ratio, unit).
+// table and optionally writes JSON (one object per case: name, lintra, reference, ratio, unit,
+// reference_is, and the machine: cpu, simd_target — the ISA the kernels dispatched to — and threads).
 #pragma once
 
 #include <string>

@@ -5,8 +5,13 @@
 #include <cstdio>
 #include <fstream>
 
-#include "core/error.h"
+#include <fmt/format.h>
+
 #include <limits>
+
+#include "core/error.h"
+#include "core/simd.h"
+#include "core/threading.h"
 
 namespace lintra::bench {
 
@@ -56,6 +61,14 @@ std::string cpu_model() {
     }
   }
   return "unknown CPU";
+}
+
+std::string machine_line() {
+  std::ifstream in("/proc/loadavg");
+  double l1 = 0, l5 = 0, l15 = 0;
+  in >> l1 >> l5 >> l15;
+  return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}", num_threads(), l1, l5, l15,
+                     cpu_model(), simd_target());
 }
 
 void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench) {

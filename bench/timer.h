@@ -23,6 +23,10 @@ double time_best(const std::function<void()>& f, double min_seconds = 1.0);
 
 std::string cpu_model();  // from /proc/cpuinfo
 
+// "2 threads, load average 0.12 0.30 0.41, AMD EPYC, SIMD target AVX2" for the header of every bench
+// table: the CPU and the instruction set its kernels dispatch to (core/simd.h).
+std::string machine_line();
+
 // The working tree's git revision for results files: "488b7b5", "488b7b5 (with uncommitted changes)",
 // or "unknown" outside a git checkout. Changes under experiments/results/ (results files being
 // rewritten) do not count as uncommitted changes.

@@ -32,11 +32,11 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 #include <utility>
 
 #include "core/binary_ops.h"
 #include "core/device.h"
+#include "core/source_location.h"
 #include "core/tensor.h"
 #include "core/unary_ops.h"
 
@@ -54,7 +54,7 @@ namespace detail {
 struct DeviceCheck {
   const Tensor* first = nullptr;
   int first_position = 0;
-  std::source_location caller;
+  SourceLocation caller;
 };
 [[noreturn]] void mixed_devices(const DeviceCheck& c, int position, const Tensor& t);
 template <class T> void check_argument(DeviceCheck&, int, const T&) {}
@@ -77,7 +77,7 @@ template <class R, class... Args> class Kernel<R(Args...)> {
   using Function = R(Args...);
   constexpr Kernel(Function* f) : f_(f) {}  // implicit: a table entry reads `.copy = copy`
   Kernel(std::nullptr_t) = delete;
-  R operator()(Args... args, std::source_location caller = std::source_location::current()) const {
+  R operator()(Args... args, SourceLocation caller = SourceLocation::current()) const {
     detail::DeviceCheck check{.caller = caller};
     int position = 0;
     (detail::check_argument(check, ++position, args), ...);

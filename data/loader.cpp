@@ -117,14 +117,21 @@ DataLoader::DataLoader(const Dataset& dataset, const LoaderOptions& options) : d
   const int64_t n = dataset_.size();
   LINTRA_CHECK(n > 0, "DataLoader: data set '{}' is empty", dataset_.name());
   LINTRA_CHECK(opt_.batch_size > 0, "DataLoader: batch_size must be positive, got {}", opt_.batch_size);
-  LINTRA_CHECK(!opt_.drop_last || opt_.batch_size <= n,
-               "DataLoader: batch_size {} is larger than data set '{}' ({} samples) and drop_last is on, so an "
-               "epoch would have no batches",
-               opt_.batch_size, dataset_.name(), n);
+  LINTRA_CHECK(opt_.world_size >= 1 && opt_.rank >= 0 && opt_.rank < opt_.world_size,
+               "DataLoader: rank {} of world_size {} (need 0 <= rank < world_size)", opt_.rank, opt_.world_size);
+  LINTRA_CHECK(opt_.world_size == 1 || opt_.drop_last,
+               "DataLoader: {} ranks need drop_last, so that every rank gets a full batch", opt_.world_size);
+  const int64_t G = opt_.global_batch();
+  LINTRA_CHECK(!opt_.drop_last || G <= n,
+               "DataLoader: {} is larger than data set '{}' ({} samples) and drop_last is on, so an epoch would have "
+               "no batches",
+               opt_.world_size == 1 ? fmt::format("batch_size {}", G)
+                                    : fmt::format("the global batch {} ({} ranks × {})", G, opt_.world_size, opt_.batch_size),
+               dataset_.name(), n);
   LINTRA_CHECK(opt_.prefetch >= 0, "DataLoader: prefetch must be >= 0, got {}", opt_.prefetch);
   LINTRA_CHECK(!opt_.bucket_by_length || opt_.bucket_window > 0,
                "DataLoader: bucket_window must be positive, got {}", opt_.bucket_window);
-  batches_per_epoch_ = opt_.drop_last ? n / opt_.batch_size : (n + opt_.batch_size - 1) / opt_.batch_size;
+  batches_per_epoch_ = opt_.drop_last ? n / G : (n + G - 1) / G;
   if (opt_.bucket_by_length) {
     lengths_.resize(size_t(n));
     for (int64_t i = 0; i < n; ++i) lengths_[size_t(i)] = dataset_.length(i);
@@ -134,8 +141,29 @@ DataLoader::DataLoader(const Dataset& dataset, const LoaderOptions& options) : d
 DataLoader::~DataLoader() { stop_worker(); }
 
 std::vector<std::vector<int64_t>> DataLoader::epoch_plan(int64_t epoch) const {
+  std::vector<std::vector<int64_t>> plan = global_epoch_plan(epoch);
+  if (opt_.world_size == 1) return plan;
+  const auto B = std::ptrdiff_t(opt_.batch_size), r = std::ptrdiff_t(opt_.rank);
+  for (std::vector<int64_t>& batch : plan) batch = std::vector<int64_t>(batch.begin() + r * B, batch.begin() + (r + 1) * B);
+  return plan;
+}
+
+Reshard DataLoader::reshard(const LoaderPosition& saved, int64_t saved_world_size) const {
+  LINTRA_CHECK(saved_world_size >= 1, "DataLoader::reshard: saved world size {}", saved_world_size);
+  if (saved_world_size == opt_.world_size) return {saved, saved.batch_index * opt_.global_batch(), 0, true};
+  Reshard r;
+  r.done = saved.batch_index * opt_.batch_size * saved_world_size;
+  const int64_t G = opt_.global_batch();
+  const int64_t index = std::min((r.done + G - 1) / G, batches_per_epoch_);  // past the last batch: the next epoch
+  r.skipped = std::max<int64_t>(0, index * G - r.done);
+  r.position = index == batches_per_epoch_ ? LoaderPosition{saved.epoch + 1, 0} : LoaderPosition{saved.epoch, index};
+  r.exact = !opt_.bucket_by_length;
+  return r;
+}
+
+std::vector<std::vector<int64_t>> DataLoader::global_epoch_plan(int64_t epoch) const {
   LINTRA_CHECK(epoch >= 0, "DataLoader: negative epoch {}", epoch);
-  const int64_t n = dataset_.size(), B = opt_.batch_size;
+  const int64_t n = dataset_.size(), B = opt_.global_batch();
   Generator gen(opt_.seed, uint64_t(epoch));
   std::vector<int64_t> order;
   if (opt_.shuffle) {

@@ -6,11 +6,14 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config ccache git
-  libopenblas-openmp-dev libopenblas-dev
+  libopenblas-openmp-dev libopenblas-dev libhwy-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev
   libstb-dev libxxhash-dev
+  libopenmpi-dev openmpi-bin
   python3-h5py python3-matplotlib
+  # fuzzing (tools/fuzz.sh): clang 14, its libFuzzer and sanitizer runtimes, its OpenMP runtime
+  clang-14 libclang-rt-14-dev libomp-14-dev
   espeak-ng sox fortunes fortunes-min wordnet-base dataset-fashion-mnist
 )
 

@@ -7,6 +7,7 @@
 #include "autograd/node.h"
 #include "data/loader.h"
 #include "train/experiment_config.h"
+#include "train/distributed/reduce.h"
 #include "train/factories.h"
 #include "train/train_state.h"
 
@@ -41,7 +42,8 @@ Device command_device(const Config& cfg, const std::string& requested, const std
   }
 }
 
-Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches) {
+Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
+                          dist::Communicator& comm) {
   NoGradGuard no_grad;
   model.eval();
   data::LoaderOptions lo;
@@ -54,9 +56,12 @@ Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t 
   e.batches = max_batches > 0 ? std::min(max_batches, loader.batches_per_epoch()) : loader.batches_per_epoch();
   const Device device = model.device();
   nn::MetricSums sums;
-  for (int64_t b = 0; b < e.batches; ++b)
+  for (int64_t b = comm.rank(); b < e.batches; b += comm.size()) {
+    if (comm.size() > 1) loader.seek({0, b});
     nn::accumulate_sums(sums, model.loss(to_model_batch(loader.next()).to(device)).sums);
+  }
   model.train();
+  sums = dist::sum_named(comm, sums);
   e.metrics = model.summarize(sums);
   return e;
 }

@@ -10,6 +10,7 @@
 #include "nn/models/model.h"
 #include "train/checkpoint/checkpoint.h"
 #include "train/config/config.h"
+#include "train/distributed/communicator.h"
 
 namespace lintra::train {
 
@@ -26,12 +27,15 @@ Device command_device(const Config& cfg, const std::string& requested, const std
 
 // The model's metrics (model.summarize) over the first max_batches batches of `split` (0: all), in
 // order, in batches of min(batch_size, split size), each moved to the model's device; in eval mode
-// without gradients, back in train mode after.
+// without gradients, back in train mode after. Collective over `comm`: rank r evaluates batches r,
+// r + K, …, and the metric sums are added over the ranks, so every rank gets the metrics of the same
+// batches one process evaluates.
 struct Evaluation {
   std::map<std::string, double> metrics;
   int64_t batches = 0, batch_size = 0;  // what was evaluated
 };
-Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches);
+Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
+                          dist::Communicator& comm = dist::single_process());
 
 struct EvalCommand {
   std::string checkpoint;

@@ -24,11 +24,13 @@ StopSignal::StopSignal() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
+  sigaction(SIGUSR1, &sa, &old_usr1_);
 }
 
 StopSignal::~StopSignal() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGUSR1, &old_usr1_, nullptr);
 }
 
 bool StopSignal::stop_requested() const { return g_signals.load() > 0; }

@@ -22,12 +22,25 @@
 //   - the device the model lives on (device_, the config's `device`: checked before anything is
 //     written; the model is built on the CPU and moved there, and to_device() moves each batch to
 //     it; checkpoints hold CPU tensors, so a run may resume on another device);
-//   - averaging gradients across processes (GradientAverager, called between backward and the
-//     optimizer step), for data-parallel training.
+//   - averaging gradients across processes (GradientAverager, train/gradient_averager.h, called
+//     between backward and the optimizer step), for data-parallel training.
 //
-// Exit status (returned, main exits with it): 0 finished; 130 stopped by SIGINT or SIGTERM after
-// finishing the current update and writing a checkpoint (a second SIGINT aborts at once, without
-// one). Errors are thrown as lintra::Error.
+// Data-parallel training (`mpirun -np K lintra train …`, DESIGN.md §10): the Trainer is given the
+// job's Communicator (train/distributed/world.h) and each of the K ranks runs this same loop on its
+// own threads. Rank r's loader takes rows [r·B, (r+1)·B) of every global batch of K·B (data/loader.h),
+// so K ranks × batch B see exactly the samples of one rank × batch K·B; each rank's loss is weighted
+// by its share of the items counted (gradient_averager.h) and the gradients summed in a fixed order,
+// so every rank takes the same step, which is the step of the global batch. Every decision of the
+// loop is made from values every rank has: the losses, gradients and evaluation sums are reduced
+// over the ranks; the stop flag (a signal on any rank) and the seconds of training (the slowest
+// rank's) are agreed once per update; so every rank stops at the same update. Rank 0 alone opens the
+// run directory (its lock, train.log, metrics.jsonl, checkpoints); it gathers every rank's generators
+// and loader position into each checkpoint and, on resume, sends the checkpoint it read to every
+// rank. A checkpoint of another number of ranks is re-sharded (train_state.h), and train.log says how.
+//
+// Exit status (returned, main exits with it): 0 finished; 130 stopped by SIGINT, SIGTERM or SIGUSR1
+// after finishing the current update and writing a checkpoint (a second SIGINT aborts at once,
+// without one). Errors are thrown as lintra::Error.
 #pragma once
 
 #include <chrono>
@@ -43,7 +56,9 @@
 #include "train/config/config.h"
 #include "train/evaluate.h"
 #include "train/experiment_config.h"
+#include "train/distributed/communicator.h"
 #include "train/factories.h"
+#include "train/gradient_averager.h"
 #include "train/optim/optimizer.h"
 #include "train/optim/schedule.h"
 #include "train/run_dir.h"
@@ -58,22 +73,10 @@ struct TrainCommand {
   bool print_config = false;           // print the resolved config and return
 };
 
-// Averages the gradients of the parameters over the processes that train together, in a fixed
-// order. The trainer calls it after every backward, before the optimizer step.
-class GradientAverager {
- public:
-  virtual ~GradientAverager() = default;
-  virtual void average(const std::vector<NamedParam>& params) = 0;
-};
-// One process: its gradients are already the average.
-class SingleProcess final : public GradientAverager {
- public:
-  void average(const std::vector<NamedParam>&) override {}
-};
-
 class Trainer {
  public:
-  Trainer(Config cfg, const TrainCommand& cmd);
+  // comm: the ranks that train together (one process by default).
+  Trainer(Config cfg, const TrainCommand& cmd, dist::Communicator& comm = dist::single_process());
   // Trains until train.steps, train.time_budget or a stop signal; returns the exit status (0 or 130).
   int run();
 
@@ -83,9 +86,11 @@ class Trainer {
     double grad_norm = 0;  // global norm before clipping
     bool skipped = false;  // non-finite loss or gradient under nan_policy: skip
   };
+  bool root() const { return comm_.is_root(); }
   void open_run_dir(const std::string& dir, const TrainCommand& cmd);
   void build_data_and_model();
   void set_up_training();
+  void meet_ranks();
   template <typename F>
   auto logged(F&& f) -> decltype(f());  // f(), its lintra::Error also written to train.log
   void say(const std::string& line);   // train.log when open, else stderr (and train.log once open)
@@ -94,15 +99,22 @@ class Trainer {
   bool finished() const;     // train.steps reached, or the time budget spent
   bool budget_spent() const;
   void log_end();
+  std::string communication_summary();  // collective: each rank's share of time in collectives
   Update update();
+  double weigh_loss(const nn::ModelOutput& out, double& loss_sum);
   bool skip_nonfinite(double loss);
+  bool agree_to_stop(bool requested);
+  void agree_on_seconds(double update_seconds);
   nn::ModelBatch to_device(const data::Batch& batch) const;
   void log_window(const Update& u);
+  std::map<std::string, double> window_metrics();  // collective: the window's sums over the ranks
+  void log(const std::string& line);               // rank 0: train.log and stderr
   bool evaluate(bool final);  // true when the evaluation set a new best
   std::string save(bool best);
   double wall_time() const;
 
   // set-up, in order
+  dist::Communicator& comm_;
   Config cfg_;
   std::string yaml_;
   TrainOptions options_;
@@ -117,7 +129,7 @@ class Trainer {
   std::vector<NamedParam> params_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<data::DataLoader> loader_;
-  std::unique_ptr<GradientAverager> averager_ = std::make_unique<SingleProcess>();
+  std::unique_ptr<GradientAverager> averager_;
   std::string best_metric_, monitored_metric_;
 
   // the loop
@@ -127,9 +139,12 @@ class Trainer {
   std::chrono::steady_clock::time_point window_start_ = start_;
   int64_t window_items_ = 0;
   nn::MetricSums window_sums_;
+  double comm_seconds_ = 0;    // this process: inside collectives during updates
+  double update_seconds_ = 0;  // this process: in updates (what the time budget counts, before agreeing)
 };
 
-// `lintra train`: resolves the config, then prints it (print_config) or trains.
+// `lintra train`: resolves the config, then prints it (print_config) or trains on the ranks the
+// launcher started (dist::world(): one process without mpirun or srun).
 int run_train(const TrainCommand& command);
 
 }  // namespace lintra::train

@@ -18,6 +18,10 @@ std::vector<uint8_t> read_file(const std::filesystem::path& path);
 // decompressed stream, so byte offsets in later errors count decompressed bytes.
 std::vector<uint8_t> read_file_maybe_gz(const std::filesystem::path& path);
 
+// The decompressed bytes of gzip data (every member, in order; bytes after the last are ignored, as
+// gzip does). Throws naming `name` for corrupt or truncated data.
+std::vector<uint8_t> gunzip(const std::vector<uint8_t>& bytes, const std::string& name);
+
 // Writes `bytes` to `path` (replacing it), creating parent directories. Throws on failure.
 void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
 

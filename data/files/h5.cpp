@@ -214,6 +214,9 @@ void Object::set_attr(const std::string& name, double value) const {
   write_attr(*this, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
 }
 void Object::set_attr(const std::string& name, std::string_view value) const {
+  if (value.find('\0') != std::string_view::npos) {
+    fail(fmt::format("attribute '{}': a string with a NUL byte cannot be stored (HDF5 strings end at one)", name));
+  }
   Id type = string_type(value.size());
   std::string buffer(value);
   if (buffer.empty()) buffer.push_back('\0');
@@ -379,6 +382,11 @@ Dataset Group::create_dataset(const std::string& name, DType dtype, const Shape&
 
 Dataset Group::write_string(const std::string& name, std::string_view text) const {
   std::string where = child_path(name);
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    fail(fmt::format("dataset {}: the string holds a NUL byte at offset {}; HDF5 strings end at one, so it "
+                     "would read back cut short",
+                     where, nul));
+  }
   Id type = string_type(text.size());
   Id space(H5Screate(H5S_SCALAR), H5Sclose);
   if (!space.valid()) fail(fmt::format("dataset {}: cannot make a dataspace", where));

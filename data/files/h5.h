@@ -74,7 +74,7 @@ class Object {
   void set_attr(const std::string& name, int64_t value) const;
   void set_attr(const std::string& name, uint64_t value) const;
   void set_attr(const std::string& name, double value) const;
-  void set_attr(const std::string& name, std::string_view value) const;  // fixed-length UTF-8
+  void set_attr(const std::string& name, std::string_view value) const;  // fixed-length UTF-8, no NUL byte
   void set_attr(const std::string& name, const char* value) const { set_attr(name, std::string_view(value)); }
   void delete_attr(const std::string& name) const;
   // Reads a scalar attribute, converting between integer/float widths. Throws naming the attribute
@@ -134,7 +134,7 @@ class Group : public Object {
   // An n-d dataset of `dtype` (stored little-endian, contiguous) filled from `data` (numel(shape)
   // elements, native layout). A 0-d shape makes a scalar dataset.
   Dataset create_dataset(const std::string& name, DType dtype, const Shape& shape, const void* data) const;
-  Dataset write_string(const std::string& name, std::string_view text) const;  // scalar string dataset
+  Dataset write_string(const std::string& name, std::string_view text) const;  // scalar string dataset, no NUL
   Dataset open_dataset(const std::string& name) const;
 };
 

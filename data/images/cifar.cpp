@@ -46,22 +46,24 @@ Cifar10Dataset::Cifar10Dataset(const std::vector<fs::path>& files, std::string n
                  "data_batch_5.bin and test_batch.bin; for photos32, `lintra data prepare photos32` writes it)",
                  path.string());
   }
-  for (const fs::path& path : files) {
-    std::vector<uint8_t> bytes = read_file(path);
-    const int64_t size = int64_t(bytes.size());
-    LINTRA_CHECK(size % kRecordBytes == 0,
-                 "'{}': size {} bytes is not a multiple of the {}-byte CIFAR-10 record ({} whole records, then {} "
-                 "bytes from byte offset {})",
-                 path.string(), size, kRecordBytes, size / kRecordBytes, size % kRecordBytes,
-                 size - size % kRecordBytes);
-    const int64_t records = size / kRecordBytes;
-    for (int64_t r = 0; r < records; ++r) {
-      const uint8_t* rec = bytes.data() + r * kRecordBytes;
-      LINTRA_CHECK(rec[0] < kNumClasses, "'{}': label {} of record {} at byte offset {} is not in 0..{}",
-                   path.string(), rec[0], r, r * kRecordBytes, kNumClasses - 1);
-      labels_.push_back(rec[0]);
-      planes_.insert(planes_.end(), rec + 1, rec + kRecordBytes);
-    }
+  for (const fs::path& path : files) parse_cifar_records(read_file(path), path.string(), labels_, planes_);
+}
+
+void parse_cifar_records(const std::vector<uint8_t>& bytes, const std::string& name, std::vector<uint8_t>& labels,
+                         std::vector<uint8_t>& planes) {
+  constexpr int64_t kRecord = Cifar10Dataset::kRecordBytes;
+  const int64_t size = int64_t(bytes.size());
+  LINTRA_CHECK(size % kRecord == 0,
+               "'{}': size {} bytes is not a multiple of the {}-byte CIFAR-10 record ({} whole records, then {} "
+               "bytes from byte offset {})",
+               name, size, kRecord, size / kRecord, size % kRecord, size - size % kRecord);
+  const int64_t records = size / kRecord;
+  for (int64_t r = 0; r < records; ++r) {
+    const uint8_t* rec = bytes.data() + r * kRecord;
+    LINTRA_CHECK(rec[0] < Cifar10Dataset::kNumClasses, "'{}': label {} of record {} at byte offset {} is not in 0..{}",
+                 name, rec[0], r, r * kRecord, Cifar10Dataset::kNumClasses - 1);
+    labels.push_back(rec[0]);
+    planes.insert(planes.end(), rec + 1, rec + kRecord);
   }
 }
 

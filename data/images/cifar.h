@@ -51,6 +51,11 @@ class Cifar10Dataset : public Dataset {
   std::vector<uint8_t> labels_;
 };
 
+// Checks the records of one file's bytes and appends their labels and planar images; `name` is the
+// file messages name (a size that is not a multiple of 3073, a label > 9 with its record and offset).
+void parse_cifar_records(const std::vector<uint8_t>& bytes, const std::string& name, std::vector<uint8_t>& labels,
+                         std::vector<uint8_t>& planes);
+
 // CHW planes (1024 R, 1024 G, 1024 B) → HWC with the channel fastest; `out` holds 3072 bytes.
 void cifar_planar_to_interleaved(const uint8_t* planar, uint8_t* out);
 

@@ -27,9 +27,13 @@ void store_be32(uint8_t* p, uint32_t v) {
 }  // namespace
 
 IdxArray read_idx(const fs::path& path, int rank) {
+  IdxArray out = parse_idx(read_file_maybe_gz(path), path.string(), rank);
+  out.path = path;
+  return out;
+}
+
+IdxArray parse_idx(std::vector<uint8_t> bytes, const std::string& file, int rank) {
   LINTRA_CHECK(rank >= 1 && rank <= 255, "read_idx: rank {} out of range", rank);
-  const std::string file = path.string();
-  std::vector<uint8_t> bytes = read_file_maybe_gz(path);
   const int64_t file_size = int64_t(bytes.size());
   LINTRA_CHECK(file_size >= 4,
                "'{}': truncated IDX file: the 4-byte magic at byte offset 0 is cut off at byte offset {}", file,
@@ -41,7 +45,7 @@ IdxArray read_idx(const fs::path& path, int rank) {
                magic, expected_magic, rank);
 
   IdxArray out;
-  out.path = path;
+  out.path = file;
   out.data_offset = 4 + 4 * int64_t(rank);
   LINTRA_CHECK(file_size >= out.data_offset,
                "'{}': truncated IDX header: {} dims need {} header bytes, the file ends at byte offset {}", file,
@@ -109,16 +113,29 @@ MnistDataset::MnistDataset(const fs::path& images_file, const fs::path& labels_f
   load(images_file, labels_file);
 }
 
+MnistDataset MnistDataset::from_arrays(IdxArray images, IdxArray labels, std::string name) {
+  MnistDataset d;
+  d.name_ = std::move(name);
+  d.load(std::move(images), std::move(labels));
+  return d;
+}
+
 void MnistDataset::load(const fs::path& images_file, const fs::path& labels_file) {
-  IdxArray images = read_idx(images_file, 3);
-  IdxArray labels = read_idx(labels_file, 1);
+  load(read_idx(images_file, 3), read_idx(labels_file, 1));
+}
+
+void MnistDataset::load(IdxArray images, IdxArray labels) {
+  const std::string images_file = images.path.string(), labels_file = labels.path.string();
+  LINTRA_CHECK(images.dims.size() == 3 && labels.dims.size() == 1,
+               "MnistDataset: images must have 3 dims and labels 1, got {} ('{}') and {} ('{}')", images.dims.size(),
+               images_file, labels.dims.size(), labels_file);
   LINTRA_CHECK(images.dims[0] == labels.dims[0],
                "image/label count mismatch: '{}' holds {} images (count at byte offset 4) but '{}' holds {} "
                "labels (count at byte offset 4)",
-               images_file.string(), images.dims[0], labels_file.string(), labels.dims[0]);
+               images_file, images.dims[0], labels_file, labels.dims[0]);
   for (size_t i = 0; i < labels.data.size(); ++i) {
     LINTRA_CHECK(labels.data[i] < kNumClasses, "'{}': label {} of sample {} at byte offset {} is not in 0..{}",
-                 labels_file.string(), labels.data[i], i, labels.data_offset + int64_t(i), kNumClasses - 1);
+                 labels_file, labels.data[i], i, labels.data_offset + int64_t(i), kNumClasses - 1);
   }
   count_ = images.dims[0];
   rows_ = images.dims[1];

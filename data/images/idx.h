@@ -28,6 +28,8 @@ struct IdxArray {
 // missing file, a wrong magic, a truncated header, dims that need more bytes than the file holds, or
 // bytes left over after the data.
 IdxArray read_idx(const std::filesystem::path& path, int rank);
+// The same checks on bytes already read (decompressed); `name` is the file messages name.
+IdxArray parse_idx(std::vector<uint8_t> bytes, const std::string& name, int rank);
 
 // Encodes an IDX file of unsigned bytes (used by tests and preparers).
 std::vector<uint8_t> encode_idx(const std::vector<int64_t>& dims, const std::vector<uint8_t>& data);
@@ -41,6 +43,8 @@ class MnistDataset : public Dataset {
   MnistDataset(const std::filesystem::path& dir, const std::string& split);
   MnistDataset(const std::filesystem::path& images_file, const std::filesystem::path& labels_file,
                std::string name);
+  // From arrays already read (read_idx / parse_idx): images (count, rows, cols), labels (count).
+  static MnistDataset from_arrays(IdxArray images, IdxArray labels, std::string name);
 
   int64_t size() const override { return count_; }
   Sample get(int64_t i) const override;
@@ -55,7 +59,9 @@ class MnistDataset : public Dataset {
   static constexpr int64_t kNumClasses = 10;
 
  private:
+  MnistDataset() = default;
   void load(const std::filesystem::path& images_file, const std::filesystem::path& labels_file);
+  void load(IdxArray images, IdxArray labels);
   std::string name_;
   int64_t count_ = 0, rows_ = 0, cols_ = 0;
   std::vector<uint8_t> pixels_;  // count × rows × cols

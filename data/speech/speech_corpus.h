@@ -73,6 +73,8 @@ struct Manifest {
 
 // Reads and checks a manifest (see above). Touches no WAV file.
 Manifest read_manifest(const std::filesystem::path& file);
+// The same checks on a manifest's text; `file` names it in messages and anchors relative WAV paths.
+Manifest parse_manifest(const std::string& text, const std::filesystem::path& file);
 
 // The split names in their canonical order, and a check that throws for anything else.
 const std::vector<std::string>& speech_splits();

@@ -1,8 +1,13 @@
 // speech_corpus_manifest.cpp — reading and checking the utterance manifest (see speech_corpus.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "core/error.h"
 #include "data/speech/speech_corpus.h"
@@ -26,13 +31,24 @@ std::vector<std::string> split_tabs(const std::string& line) {
   }
 }
 
-bool blank(const std::string& s) { return s.find_first_not_of(" \t\r") == std::string::npos; }
+bool space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+// Blank as the phone reader (operator>>) sees it: form feeds and vertical tabs too.
+bool blank(const std::string& s) { return std::all_of(s.begin(), s.end(), space); }
+bool has_space(const std::string& s) { return std::any_of(s.begin(), s.end(), space); }
 
 }  // namespace
 
 Manifest read_manifest(const fs::path& file) {
-  std::ifstream in(file);
-  LINTRA_CHECK(in.good(), "cannot open the speech manifest '{}'", file.string());
+  std::ifstream in(file, std::ios::binary);
+  LINTRA_CHECK(in.good(), "cannot open the speech manifest '{}': {}", file.string(), std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  LINTRA_CHECK(!in.bad(), "read error in the speech manifest '{}': {}", file.string(), std::strerror(errno));
+  return parse_manifest(text.str(), file);
+}
+
+Manifest parse_manifest(const std::string& text, const fs::path& file) {
+  std::istringstream in(text);
   Manifest m;
   m.file = file;
   const fs::path base = file.parent_path();
@@ -53,7 +69,7 @@ Manifest read_manifest(const fs::path& file) {
     e.id = f[1];
     LINTRA_CHECK(e.split == "train" || e.split == "dev" || e.split == "test",
                  "{}: split '{}' is not one of train, dev, test", where, e.split);
-    LINTRA_CHECK(!e.id.empty() && e.id.find_first_of(" \t\r\n") == std::string::npos,
+    LINTRA_CHECK(!e.id.empty() && !has_space(e.id),
                  "{}: utterance id '{}' is empty or contains blanks", where, e.id);
     auto [it, inserted] = seen.emplace(e.id, n);
     LINTRA_CHECK(inserted, "{}: duplicate utterance id '{}' (first on line {})", where, e.id, it->second);
@@ -68,7 +84,6 @@ Manifest read_manifest(const fs::path& file) {
     }
     m.entries.push_back(std::move(e));
   }
-  LINTRA_CHECK(!in.bad(), "read error in the speech manifest '{}'", file.string());
   LINTRA_CHECK(!m.entries.empty(), "speech manifest '{}' lists no utterances", file.string());
   return m;
 }

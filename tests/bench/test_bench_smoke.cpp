@@ -1,5 +1,6 @@
-// test_bench_smoke.cpp — `lintra bench attention` and `bench generate` run end to end at tiny sizes
-// and write JSON with the documented fields. Timings are never asserted (benchmarks are not tests).
+// test_bench_smoke.cpp — `lintra bench attention`, `bench train` and `bench generate` run end to end
+// at tiny sizes and write JSON with the documented fields. Timings are never asserted (benchmarks
+// are not tests).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -10,6 +11,8 @@
 
 #include "bench/attention.h"
 #include "bench/generate.h"
+#include "bench/train.h"
+#include "core/error.h"
 
 namespace lintra::bench {
 namespace {
@@ -85,6 +88,65 @@ TEST(BenchSmoke, GenerateWritesEveryVariant) {
   EXPECT_TRUE(j[4]["extrapolated"].get<bool>());
   EXPECT_EQ(j[4]["pixels_timed"], 2);
   EXPECT_GT(j[4]["seconds_per_image"].get<double>(), 0);
+}
+
+TEST(BenchSmoke, TrainWritesOneObjectPerShapeAndVariant) {
+  TrainBenchOptions o;
+  o.json_path = temp_file("bench_train").string();
+  o.configs_dir = std::string(LINTRA_SOURCE_DIR) + "/configs";
+  o.smoke = true;
+  o.steps = 1;
+  const auto rows = run_train_benchmark(o);
+  const auto j = read_json(o.json_path);
+  std::filesystem::remove(o.json_path);
+  ASSERT_EQ(rows.size(), kTrainShapes.size() * kTrainVariants.size());
+  ASSERT_EQ(j.size(), rows.size());
+  for (const auto& r : j) {
+    for (const char* key : {"variant", "shape", "batch", "step_s", "model_gflop", "gflops_per_s", "sgemm_gflops_per_s",
+                            "peak_rss_mb", "sys_s", "user_s", "cpu", "simd_target"})
+      EXPECT_TRUE(r.contains(key)) << key << " in " << r.dump();
+    for (const char* key : {"step_s", "model_gflop", "gflops_per_s", "sgemm_gflops_per_s", "peak_rss_mb"})
+      EXPECT_GT(r[key].get<double>(), 0) << key << " in " << r.dump();
+    EXPECT_GE(r["sys_s"].get<double>(), 0);
+    EXPECT_EQ(r["batch"], 2);
+  }
+  EXPECT_EQ(j[0]["shape"], "mnist");
+  EXPECT_EQ(j[0]["variant"], "softmax");
+  EXPECT_EQ(j[1]["variant"], "causal-linear");
+  EXPECT_EQ(j[4]["shape"], "cifar10");
+  EXPECT_EQ(j[4]["layers"], 1);
+  // Model FLOPs follow the variant: softmax's N×N attention costs more than causal-linear's.
+  EXPECT_GT(j[0]["model_gflop"].get<double>(), j[1]["model_gflop"].get<double>());
+}
+
+TEST(BenchSmoke, TrainShrinksARowOverTheMemoryCapAndSaysSo) {
+  TrainBenchOptions o;
+  o.configs_dir = std::string(LINTRA_SOURCE_DIR) + "/configs";
+  o.smoke = true;
+  o.steps = 1;
+  o.shapes = {"mnist"};
+  o.variants = {"softmax"};
+  o.memory_cap_mb = 1e-6;  // nothing fits: 1 layer (smoke has 1) at batch 1 of 2
+  const auto rows = run_train_benchmark(o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].batch, 2);
+  EXPECT_EQ(rows[0].timed_batch, 1);
+  EXPECT_EQ(rows[0].timed_layers, 1);
+  EXPECT_NE(rows[0].note.find("batch 1 of 2"), std::string::npos) << rows[0].note;
+  o.memory_cap_mb = 1e6;
+  EXPECT_TRUE(run_train_benchmark(o)[0].note.empty());
+}
+
+TEST(BenchSmoke, TrainRejectsAnUnknownShapeOrVariant) {
+  TrainBenchOptions o;
+  o.configs_dir = std::string(LINTRA_SOURCE_DIR) + "/configs";
+  o.smoke = true;
+  o.steps = 1;
+  o.shapes = {"imagenet"};
+  EXPECT_THROW(run_train_benchmark(o), Error);
+  o.shapes = {"mnist"};
+  o.variants = {"performer"};
+  EXPECT_THROW(run_train_benchmark(o), Error);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // test_causal_product.cpp — invariant: the chunked causal product kernels (forward and the
 // constant-memory backward) equal the masked quadratic form computed by plain float64 loops
 // (core/reference/causal_product.cpp), for sequence lengths on both sides of the chunk boundaries
-// (N = 1, 7, 31, 32, 33, 65, 130 with chunks of 32 rows), widths that are and are not multiples of
+// (N = 1, 7, 31, 47, 48, 49, 97, 130 with chunks of 48 rows, in register tiles of 4–8 rows), widths that are and are not multiples of
 // 16 (read in place or through zero-padded copies), E ≠ M, every memory layout of every input, any
 // thread count, and sequences long enough that the backward recomputes its score blocks.
 //
@@ -10,6 +10,8 @@
 // N/C ≤ 100 here) and u the unit roundoff. Σ|p| is the same oracle run on |inputs|. float32
 // (u = 6e-8): n·u ≤ 6e-6, checked at rtol 1e-4 of Σ|p| (the brief's "relative error < 1e-4", made
 // meaningful for signed inputs whose sums cancel); float64 (u = 1.1e-16): 1e-12.
+//
+// Every case runs once per SIMD target (tests/core/simd_targets.h): CoreCausalProduct.<Case>/AVX2, …
 #include <gtest/gtest.h>
 
 #include "core/kernels.h"
@@ -17,6 +19,7 @@
 #include "core/reference/reference.h"
 #include "core/threading.h"
 #include "tests/core/core_test_util.h"
+#include "tests/core/simd_targets.h"
 
 namespace lintra {
 namespace {
@@ -86,9 +89,12 @@ struct Widths {
 // Padded copies (5, 7), in-place rows (32, 64), mixed (33 → 48, 17 → 32; 16 in place, 48 in place),
 // and E > M.
 const std::vector<Widths> kWidths = {{2, 3, 5, 7}, {1, 2, 32, 64}, {2, 1, 33, 17}, {1, 1, 16, 48}, {1, 2, 64, 16}};
-const std::vector<int64_t> kLengths = {1, 7, 31, 32, 33, 65, 130};
+const std::vector<int64_t> kLengths = {1, 7, 31, 47, 48, 49, 97, 130};
 
-TEST(CoreCausalProduct, MatchesReferenceAcrossChunkBoundaries) {
+class CoreCausalProduct : public testing::SimdTargetTest {};
+LINTRA_ON_EVERY_SIMD_TARGET(CoreCausalProduct);
+
+TEST_P(CoreCausalProduct, MatchesReferenceAcrossChunkBoundaries) {
   Generator gen(71);
   for (DType dt : {DType::f32, DType::f64})
     for (const Widths& w : kWidths)
@@ -102,7 +108,7 @@ TEST(CoreCausalProduct, MatchesReferenceAcrossChunkBoundaries) {
       }
 }
 
-TEST(CoreCausalProduct, PositiveFeaturesHaveSmallElementwiseRelativeError) {
+TEST_P(CoreCausalProduct, PositiveFeaturesHaveSmallElementwiseRelativeError) {
   // φ(x) = elu(x) + 1 > 0: with positive q, k, v and g nothing cancels, so the plain elementwise
   // relative error (the fast-transformers test's criterion) must be small too.
   Generator gen(72);
@@ -119,7 +125,7 @@ TEST(CoreCausalProduct, PositiveFeaturesHaveSmallElementwiseRelativeError) {
   }
 }
 
-TEST(CoreCausalProduct, AnyInputLayout) {
+TEST_P(CoreCausalProduct, AnyInputLayout) {
   // permuted: no contiguous dim (copied per element); strided: last dim with step 2; expanded: B
   // broadcast with stride 0. Each input gets a different layout in turn.
   Generator gen(73);
@@ -141,7 +147,7 @@ TEST(CoreCausalProduct, AnyInputLayout) {
         }
 }
 
-TEST(CoreCausalProduct, HeadSplitViewIsReadInPlace) {
+TEST_P(CoreCausalProduct, HeadSplitViewIsReadInPlace) {
   // The layout attention produces: (B, N, H, E) viewed as (B, H, N, E) — contiguous rows of E
   // with a row stride of H·E, the kernel's in-place path.
   Generator gen(74);
@@ -156,7 +162,7 @@ TEST(CoreCausalProduct, HeadSplitViewIsReadInPlace) {
   }
 }
 
-TEST(CoreCausalProduct, ResultsDoNotDependOnTheThreadCount) {
+TEST_P(CoreCausalProduct, ResultsDoNotDependOnTheThreadCount) {
   Generator gen(75);
   const int64_t B = 3, H = 3, N = 100, E = 32, M = 64;
   Tensor q = Tensor::uniform({B, H, N, E}, gen, -1, 1), k = Tensor::uniform({B, H, N, E}, gen, -1, 1);
@@ -175,18 +181,19 @@ TEST(CoreCausalProduct, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_TRUE(testing::equal_to(g1.gv, g2.gv));
 }
 
-TEST(CoreCausalProduct, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
-  // Pass 2 reuses pass 1's C×C score blocks only while they fit in 1 MiB per thread (N ≤ 8192 in
-  // float32, 4096 in float64); beyond, it recomputes them. Narrow E and M keep the oracle cheap.
+TEST_P(CoreCausalProduct, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
+  // Pass 2 reuses pass 1's C×C score blocks only while they fit in 1 MiB per thread (N ≤ 5424 in
+  // float32, 2688 in float64 with C = 48); beyond, it recomputes them. Narrow E and M keep the
+  // oracle cheap.
   Generator gen(77);
-  for (auto [dt, N] : {std::pair{DType::f32, int64_t(8300)}, std::pair{DType::f64, int64_t(4200)}}) {
+  for (auto [dt, N] : {std::pair{DType::f32, int64_t(5500)}, std::pair{DType::f64, int64_t(2750)}}) {
     Tensor q = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt), k = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt);
     Tensor v = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt), g = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt);
     expect_matches_reference(q, k, v, g, fmt::format("{} N={}", dtype_name(dt), N));
   }
 }
 
-TEST(CoreCausalProduct, EmptySizes) {
+TEST_P(CoreCausalProduct, EmptySizes) {
   Generator gen(76);
   // N = 0: nothing to do; E = 0: every score is an empty sum, so out = 0 and gv = 0; M = 0: gq = gk = 0.
   for (const Widths& w : {Widths{2, 2, 0, 5}, Widths{2, 2, 4, 0}, Widths{0, 2, 4, 5}})

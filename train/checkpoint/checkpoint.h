@@ -11,8 +11,9 @@
 //   /optimizer     attrs type, step, one float64 attr per hyperparameter
 //   /optimizer/<slot>/<same tree as /model>   e.g. /optimizer/exp_avg/encoder/layers/0/…/weight
 //   /scheduler     float64 attrs
-//   /rng/rank_0/<stream>   group with uint64 attrs seed, stream, offset (core/rng.h GeneratorState)
-//   /data/rank_0   attrs epoch, position (int64), shuffle_seed (uint64)
+//   /rng/rank_<r>/<stream>   group with uint64 attrs seed, stream, offset (core/rng.h GeneratorState)
+//   /data/rank_<r>   attrs epoch, position (int64), shuffle_seed (uint64)
+//                  one /rng/rank_<r> and /data/rank_<r> per rank r of the world_size that trained
 //   /trainer       float64 attrs; optional dataset loss_history (float64[n])
 //
 // Digests (XXH3-64). Every dataset (tensors, /config, loss_history) has a uint64 attr `xxh3`: the
@@ -23,7 +24,8 @@
 //
 // Saving is atomic: a file either is a complete, verified checkpoint or does not have its name.
 // Errors are lintra::Error whose first line names the file and the tensor or field.
-// Only rank 0's state is stored (world_size records the run's size).
+// A data-parallel run (train/distributed/) stores one file, written by rank 0: the model and optimizer
+// are the same on every rank, each rank's generators and loader position are its own (ranks).
 #pragma once
 
 #include <cstdint>
@@ -45,7 +47,7 @@ inline constexpr int64_t kCheckpointFormatVersion = 1;
 // Tensors by dotted name ("encoder.layers.0.attention.query.weight"); each name part becomes a group.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// The data loader's position (/data/rank_0).
+// A data loader's position (/data/rank_<r>).
 struct DataPosition {
   int64_t epoch = 0;
   int64_t position = 0;  // batch index within the epoch
@@ -53,10 +55,16 @@ struct DataPosition {
   bool operator==(const DataPosition&) const = default;
 };
 
+// What is a rank's own: its generators (stream name ("model.dropout") -> state) and loader position.
+struct RankState {
+  std::map<std::string, GeneratorState> rng;
+  DataPosition data;
+  bool operator==(const RankState&) const = default;
+};
+
 struct CheckpointData {
   int64_t global_step = 0;
   int64_t epoch = 0;
-  int64_t world_size = 1;
   std::string config_yaml;     // the resolved config
   std::string lintra_version;  // filled by save_checkpoint; read back by load_checkpoint
   std::string created_utc;     // filled by save_checkpoint ("2024-05-01T12:34:56Z")
@@ -70,8 +78,8 @@ struct CheckpointData {
   std::map<std::string, NamedTensors> optimizer_slots;
 
   std::map<std::string, double> scheduler;
-  std::map<std::string, GeneratorState> rng;  // stream name ("init", "dropout") -> state
-  DataPosition data;
+  std::vector<RankState> ranks = std::vector<RankState>(1);  // index: rank; the root's world_size is its size
+  int64_t world_size() const { return int64_t(ranks.size()); }
   std::map<std::string, double> trainer;  // best metric, consecutive_nan_skips …
   std::vector<double> loss_history;       // optional; stored only when non-empty
 

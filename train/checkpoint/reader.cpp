@@ -141,7 +141,9 @@ void read_root_attrs(const h5::File& f, ReadResult& result) {
   d.created_utc = f.attr_str("created_utc");
   d.global_step = f.attr_i64("global_step");
   d.epoch = f.attr_i64("epoch");
-  d.world_size = f.attr_i64("world_size");
+  const int64_t world_size = f.attr_i64("world_size");
+  if (world_size < 1 || world_size > 1 << 20) f.fail(fmt::format("attribute 'world_size' is {}: not a number of ranks", world_size));
+  d.ranks.assign(size_t(world_size), RankState{});
   result.file_digest = f.attr_u64("file_digest_xxh3");
 }
 
@@ -159,16 +161,26 @@ void read_optimizer(const h5::File& f, Reader& r, CheckpointData& d) {
   for (const auto& slot : optimizer.children()) r.read_tree(optimizer.open_group(slot), "", d.optimizer_slots[slot]);
 }
 
+// /rng/rank_<r> and /data/rank_<r> of every rank the root's world_size counts.
+void read_rank_states(const h5::File& f, CheckpointData& d) {
+  h5::Group rng = f.open_group("rng"), data = f.open_group("data");
+  for (size_t r = 0; r < d.ranks.size(); ++r) {
+    const std::string name = fmt::format("rank_{}", r);
+    h5::Group rank_rng = rng.open_group(name);
+    for (const auto& stream : rank_rng.children()) {
+      h5::Group g = rank_rng.open_group(stream);
+      d.ranks[r].rng[stream] = GeneratorState{g.attr_u64("seed"), g.attr_u64("stream"), g.attr_u64("offset")};
+    }
+    h5::Group rank_data = data.open_group(name);
+    d.ranks[r].data =
+        DataPosition{rank_data.attr_i64("epoch"), rank_data.attr_i64("position"), rank_data.attr_u64("shuffle_seed")};
+  }
+}
+
 // /scheduler, /rng, /data and /trainer: the state around the model and the optimizer.
 void read_loop_state(const h5::File& f, Reader& r, CheckpointData& d) {
   d.scheduler = r.read_double_attrs(f.open_group("scheduler"), {});
-  h5::Group rng = f.open_group("rng").open_group("rank_0");
-  for (const auto& stream : rng.children()) {
-    h5::Group g = rng.open_group(stream);
-    d.rng[stream] = GeneratorState{g.attr_u64("seed"), g.attr_u64("stream"), g.attr_u64("offset")};
-  }
-  h5::Group data = f.open_group("data").open_group("rank_0");
-  d.data = DataPosition{data.attr_i64("epoch"), data.attr_i64("position"), data.attr_u64("shuffle_seed")};
+  read_rank_states(f, d);
   h5::Group trainer = f.open_group("trainer");
   d.trainer = r.read_double_attrs(trainer, {});
   if (trainer.has("loss_history")) {

@@ -76,7 +76,7 @@ std::string describe_checkpoint(const std::string& path) {
   const CheckpointData& d = r.data;
   out += fmt::format("  format        {} v{}, written by lintra {} at {}\n", kCheckpointFormat,
                      kCheckpointFormatVersion, d.lintra_version, d.created_utc);
-  out += fmt::format("  step          {} (epoch {}, world size {})\n", d.global_step, d.epoch, d.world_size);
+  out += fmt::format("  step          {} (epoch {}, world size {})\n", d.global_step, d.epoch, d.world_size());
   out += fmt::format("  model         {} tensors, {} parameters ({})\n", d.model.size(), r.model_params,
                      human_bytes(double(r.model_bytes)));
   std::vector<std::string> slots, hparams;
@@ -84,8 +84,9 @@ std::string describe_checkpoint(const std::string& path) {
   for (const auto& [k, v] : d.optimizer_hparams) hparams.push_back(fmt::format("{}={:g}", k, v));
   out += fmt::format("  optimizer     {}, step {}, slots [{}]; {}\n", d.optimizer_type.empty() ? "-" : d.optimizer_type,
                      d.optimizer_step, fmt::join(slots, ", "), fmt::join(hparams, " "));
-  out += fmt::format("  data          epoch {}, position {}, shuffle seed {}\n", d.data.epoch, d.data.position,
-                     d.data.shuffle_seed);
+  const DataPosition& data = d.ranks.front().data;
+  out += fmt::format("  data          epoch {}, position {}, shuffle seed {}{}\n", data.epoch, data.position,
+                     data.shuffle_seed, d.world_size() > 1 ? " (rank 0; each rank's is under /data/rank_<r>)" : "");
   if (d.config_yaml.empty()) {
     out += "  config        (none)\n";
   } else {

@@ -78,12 +78,22 @@ void validate(const std::string& path, const CheckpointData& d) {
       throw Error(fmt::format("{}: cannot save: optimizer hyperparameter name '{}' is reserved", path, name));
     }
   }
-  for (const auto& [stream, s] : d.rng) check_link_name(path, "generator stream", stream);
+  if (d.ranks.empty()) throw Error(fmt::format("{}: cannot save: no rank state (world_size 0)", path));
+  for (const RankState& rank : d.ranks)
+    for (const auto& [stream, s] : rank.rng) check_link_name(path, "generator stream", stream);
   for (const auto& [name, v] : d.trainer) {
     if (name.empty()) throw Error(fmt::format("{}: cannot save: empty trainer field name", path));
   }
   for (const auto& [name, v] : d.scheduler) {
     if (name.empty()) throw Error(fmt::format("{}: cannot save: empty scheduler field name", path));
+  }
+  // HDF5 strings end at their first NUL: such a config would read back shorter, failing its digest.
+  // to_yaml never writes one (it escapes control characters).
+  if (const size_t nul = d.config_yaml.find('\0'); nul != std::string::npos) {
+    throw Error(fmt::format("{}: cannot save: the config text holds a NUL byte at offset {}", path, nul));
+  }
+  if (d.optimizer_type.find('\0') != std::string::npos) {
+    throw Error(fmt::format("{}: cannot save: the optimizer type holds a NUL byte", path));
   }
 }
 
@@ -127,6 +137,25 @@ void write_tree(const h5::Group& root, const NamedTensors& tree, Digests& digest
   }
 }
 
+// /rng/rank_<r>/<stream> and /data/rank_<r> for every rank.
+void write_rank_states(const h5::File& f, const std::vector<RankState>& ranks) {
+  h5::Group rng = f.create_group("rng"), data = f.create_group("data");
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const std::string name = fmt::format("rank_{}", r);
+    h5::Group rank_rng = rng.create_group(name);
+    for (const auto& [stream, s] : ranks[r].rng) {
+      h5::Group g = rank_rng.create_group(stream);
+      g.set_attr("seed", s.seed);
+      g.set_attr("stream", s.stream);
+      g.set_attr("offset", s.offset);
+    }
+    h5::Group rank_data = data.create_group(name);
+    rank_data.set_attr("epoch", ranks[r].data.epoch);
+    rank_data.set_attr("position", ranks[r].data.position);
+    rank_data.set_attr("shuffle_seed", ranks[r].data.shuffle_seed);
+  }
+}
+
 // Everything but `complete`; returns the file digest it wrote.
 uint64_t write_contents(const h5::File& f, const CheckpointData& d) {
   f.set_attr("format", kCheckpointFormat);
@@ -135,7 +164,7 @@ uint64_t write_contents(const h5::File& f, const CheckpointData& d) {
   f.set_attr("created_utc", utc_now());
   f.set_attr("global_step", d.global_step);
   f.set_attr("epoch", d.epoch);
-  f.set_attr("world_size", d.world_size);
+  f.set_attr("world_size", d.world_size());
 
   Digests digests;
   {
@@ -156,18 +185,7 @@ uint64_t write_contents(const h5::File& f, const CheckpointData& d) {
   h5::Group scheduler = f.create_group("scheduler");
   for (const auto& [name, v] : d.scheduler) scheduler.set_attr(name, v);
 
-  h5::Group rng = f.create_group("rng").create_group("rank_0");
-  for (const auto& [stream, s] : d.rng) {
-    h5::Group g = rng.create_group(stream);
-    g.set_attr("seed", s.seed);
-    g.set_attr("stream", s.stream);
-    g.set_attr("offset", s.offset);
-  }
-
-  h5::Group data = f.create_group("data").create_group("rank_0");
-  data.set_attr("epoch", d.data.epoch);
-  data.set_attr("position", d.data.position);
-  data.set_attr("shuffle_seed", d.data.shuffle_seed);
+  write_rank_states(f, d.ranks);
 
   h5::Group trainer = f.create_group("trainer");
   for (const auto& [name, v] : d.trainer) trainer.set_attr(name, v);

@@ -2,6 +2,7 @@
 // the checks yaml-cpp does not make: duplicate keys, empty documents, non-mapping roots), merging
 // files, command-line overrides, and load_config, the whole pipeline.
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "train/config/config.h"
@@ -38,6 +40,21 @@ const char* yaml_kind(const YAML::Node& n) {
     default:
       return "a scalar";
   }
+}
+
+// What is wrong with a key, or "" when nothing is. YAML reads an implicit key of at most 1024
+// characters, and to_yaml may write a key as up to twice its bytes (escaping `"` and `\\`): a key
+// of at most 256 bytes without control characters always reads back.
+constexpr size_t kMaxKeyBytes = 256;
+std::string key_problem(std::string_view key) {
+  if (key.size() > kMaxKeyBytes) return fmt::format("a key holds at most {} bytes, this one {}", kMaxKeyBytes, key.size());
+  for (size_t i = 0; i < key.size(); ++i) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return fmt::format("a key may not contain control characters (byte 0x{:02x} at offset {})", c, i);
+    }
+  }
+  return "";
 }
 
 // Converts a yaml-cpp node. `fallback` is the origin for nodes without a useful mark of their own
@@ -71,6 +88,10 @@ ConfigNode convert(const YAML::Node& n, const std::string& file, const std::stri
           continue;
         }
         std::string key = it->first.Scalar();
+        if (std::string problem = key_problem(key); !problem.empty()) {
+          errors.push_back(fmt::format("{}: {}: {}", key_origin.str(), path.empty() ? "top level" : path, problem));
+          continue;
+        }
         std::string full = join_key(path, key);
         if (key.find('.') != std::string::npos) {
           errors.push_back(fmt::format(
@@ -180,26 +201,78 @@ std::vector<std::string> split_key(std::string_view key) {
 
 // --- reading --------------------------------------------------------------------------------------
 
-Config parse_config(std::string_view yaml_text, const std::string& name) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    if (e.mark.line < 0) throw Error(fmt::format("{}: YAML syntax error: {}", name, e.msg));
-    throw Error(
-        fmt::format("{}:{}:{}: YAML syntax error: {}", name, e.mark.line + 1, e.mark.column + 1, e.msg));
+namespace {
+
+// Counts the documents of a YAML stream through yaml-cpp's event parser. yaml-cpp 0.7's LoadAll
+// loops for ever on a token no node can start with (a `,` at the top level: ",a: 1"), adding an
+// empty document each time without moving on (jbeder/yaml-cpp#1040, fixed upstream after 0.7);
+// here a document that starts where the previous one did is that loop, and an error naming the
+// position. Cost: one extra parse of the text, with no nodes built.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+std::string yaml_error(const std::string& name, const YAML::Mark& mark, const std::string& msg) {
+  if (mark.line < 0) return fmt::format("{}: YAML syntax error: {}", name, msg);
+  return fmt::format("{}:{}:{}: YAML syntax error: {}", name, mark.line + 1, mark.column + 1, msg);
+}
+
+// The number of documents in `text`; throws for a syntax error (yaml-cpp's message, or the loop above).
+size_t count_documents(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  while (parser.HandleNextDocument(counter)) {
+    const size_t n = counter.starts.size();
+    if (n >= 2 && counter.starts[n - 1].pos == counter.starts[n - 2].pos) {
+      const YAML::Mark& at = counter.starts[n - 1];
+      const size_t pos = size_t(std::max(at.pos, 0));
+      throw Error(yaml_error(name, at,
+                             pos < text.size() ? fmt::format("unexpected '{}': no value can start here", text[pos])
+                                               : std::string("unexpected end of the text")));
+    }
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+  return counter.starts.size();
+}
+
+// The one document of a config file (Null for an empty one); throws for syntax errors and for
+// several documents.
+YAML::Node load_one_document(std::string_view yaml_text, const std::string& name) {
+  const std::string text(yaml_text);
+  size_t docs = 0;
+  YAML::Node root;
+  try {
+    docs = count_documents(text, name);
+    if (docs == 1) root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(yaml_error(name, e.mark, e.msg));
+  }
+  if (docs > 1) {
+    throw Error(fmt::format("{}: holds {} YAML documents (separated by `---`); a config file holds one", name, docs));
+  }
+  return root;
+}
+
+}  // namespace
+
+Config parse_config(std::string_view yaml_text, const std::string& name) {
+  const YAML::Node root = load_one_document(yaml_text, name);
+  if (!root.IsDefined() || root.IsNull()) {
     throw Error(
         fmt::format("{}: the config file is empty\n  expected a mapping of sections, such as "
                     "`model:` or `train:` with their keys indented below",
                     name));
   }
-  if (docs.size() > 1) {
-    throw Error(fmt::format("{}: holds {} YAML documents (separated by `---`); a config file holds one", name,
-                            docs.size()));
-  }
-  const YAML::Node& root = docs[0];
   if (!root.IsMap()) {
     std::vector<std::string> ignored;
     ConfigNode what = convert(root, name, "", mark_origin(name, root.Mark()), ignored);
@@ -221,6 +294,14 @@ Config read_one_file(const std::string& path) {
   }
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(fmt::format("{}: cannot open config file: it is a directory", path));
+  }
+  // A device or a FIFO (`include: /dev/zero`) would be read for ever.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(fmt::format("{}: cannot open config file: not a regular file", path));
+  }
+  constexpr uintmax_t kMaxConfigBytes = 16 << 20;
+  if (const uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxConfigBytes) {
+    throw Error(fmt::format("{}: cannot open config file: {} bytes; a config file holds at most 16 MiB", path, size));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open config file: {}", path, std::strerror(errno)));
@@ -375,6 +456,11 @@ void apply_override(Config& cfg, std::string_view override_arg, const Schema* sc
   const size_t eq = arg.find('=');
   const std::string key = arg.substr(add ? 1 : 0, eq - (add ? 1 : 0));
   const std::vector<std::string> parts = split_key(key);
+  for (const std::string& part : parts) {
+    if (std::string problem = key_problem(part); !problem.empty()) {
+      throw Error(fmt::format("command line override `{}`: {}", arg, problem));
+    }
+  }
   const Origin origin = Origin::override_arg(arg);
   ConfigNode value = parse_override_value(std::string_view(arg).substr(eq + 1), arg);
   if (!add && !cfg.has(key)) {

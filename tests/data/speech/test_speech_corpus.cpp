@@ -100,6 +100,10 @@ TEST(DataSpeechCorpus, ManifestErrorsNameFileAndLine) {
   EXPECT_THAT(error_with("train\tu1\tw.wav\tHH\ntest\tu1\tv.wav\tB"),
               AllOf(HasSubstr(where + "3"), HasSubstr("duplicate utterance id 'u1' (first on line 2)")));
   EXPECT_THAT(error_with("# only a comment"), HasSubstr("lists no utterances"));
+  // Found by fuzz_speech_manifest: a form feed (or vertical tab) is blank to the phone reader, so a
+  // phone field of only "\f" made an utterance with no phones; and an id holding one passed as "no blanks".
+  EXPECT_THAT(error_with("train\tu1\tw.wav\t\f"), AllOf(HasSubstr(where + "2"), HasSubstr("empty phone string")));
+  EXPECT_THAT(error_with("train\tu\v1\tw.wav\tHH"), HasSubstr("is empty or contains blanks"));
   EXPECT_THAT(error_of([&] { read_manifest(c.tmp.path() / "nope.tsv"); }), HasSubstr("nope.tsv"));
 
   c.write_manifest(c.rows);

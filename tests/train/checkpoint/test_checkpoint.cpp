@@ -83,8 +83,8 @@ CheckpointData make_data(int64_t step, bool big = false) {
     }
   }
   d.scheduler = {{"last_lr", 5e-4}, {"bad_epochs", 2}};
-  d.rng = {{"init", GeneratorState{42, 0, 17}}, {"dropout", GeneratorState{42, 1, uint64_t(1) << 63}}};
-  d.data = DataPosition{d.epoch, 7 + step, 0xfeedfacecafebeefull};
+  d.ranks[0].rng = {{"init", GeneratorState{42, 0, 17}}, {"dropout", GeneratorState{42, 1, uint64_t(1) << 63}}};
+  d.ranks[0].data = DataPosition{d.epoch, 7 + step, 0xfeedfacecafebeefull};
   d.trainer = {{"best_metric", 1.25}, {"consecutive_nan_skips", 0}};
   d.loss_history = {2.5, 2.25, 2.0 - 1e-9 * double(step)};
   return d;
@@ -103,7 +103,7 @@ void expect_same_tensors(const NamedTensors& a, const NamedTensors& b) {
 void expect_same(const CheckpointData& a, const CheckpointData& b) {
   EXPECT_EQ(a.global_step, b.global_step);
   EXPECT_EQ(a.epoch, b.epoch);
-  EXPECT_EQ(a.world_size, b.world_size);
+  EXPECT_EQ(a.world_size(), b.world_size());
   EXPECT_EQ(a.config_yaml, b.config_yaml);
   expect_same_tensors(a.model, b.model);
   EXPECT_EQ(a.optimizer_type, b.optimizer_type);
@@ -112,8 +112,7 @@ void expect_same(const CheckpointData& a, const CheckpointData& b) {
   ASSERT_EQ(a.optimizer_slots.size(), b.optimizer_slots.size());
   for (const auto& [slot, tree] : a.optimizer_slots) expect_same_tensors(tree, b.optimizer_slots.at(slot));
   EXPECT_EQ(a.scheduler, b.scheduler);
-  EXPECT_EQ(a.rng, b.rng);
-  EXPECT_EQ(a.data, b.data);
+  EXPECT_EQ(a.ranks, b.ranks);
   EXPECT_EQ(a.trainer, b.trainer);
   EXPECT_EQ(a.loss_history, b.loss_history);
 }
@@ -210,6 +209,24 @@ TEST(TrainCheckpoint, RoundTripsEveryField) {
   expect_same(minimal, load_checkpoint(dir / "m.h5"));
 }
 
+// A data-parallel run's file: one /rng/rank_<r> and /data/rank_<r> per rank, world_size their number.
+TEST(TrainCheckpoint, RoundTripsEveryRanksGeneratorsAndLoaderPosition) {
+  TempDir dir;
+  CheckpointData d = make_data(5);
+  d.ranks.resize(3);
+  for (size_t r = 1; r < 3; ++r) {
+    d.ranks[r].rng = {{"model.dropout", GeneratorState{42, 1 + (uint64_t(r) << 32), 100 * r}}};
+    d.ranks[r].data = DataPosition{d.epoch, 12, 0xfeedfacecafebeefull};
+  }
+  save_checkpoint(dir / "c.h5", d);
+  CheckpointData back = load_checkpoint(dir / "c.h5");
+  EXPECT_EQ(back.world_size(), 3);
+  expect_same(d, back);
+  EXPECT_HAS(describe_checkpoint(dir / "c.h5"), "world size 3");
+  d.ranks.clear();
+  EXPECT_HAS(testing::error_of([&] { save_checkpoint(dir / "none.h5", d); }), "no rank state");
+}
+
 TEST(TrainCheckpoint, RejectsBadNamesBeforeWritingAnything) {
   TempDir dir;
   CheckpointData d = make_data(1);
@@ -228,6 +245,27 @@ TEST(TrainCheckpoint, RejectsBadNamesBeforeWritingAnything) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(dir / "no/such/dir/x.h5: checkpoint not saved", 0), 0u) << e.what();
   }
+}
+
+// Found by fuzz_checkpoint: a config text with a NUL byte was written, read back cut at the NUL and
+// refused as "verification after writing failed: dataset /config: digest mismatch". It is now refused
+// before anything is written, naming the offset; the HDF5 layer refuses such strings too.
+TEST(TrainCheckpoint, AConfigWithANulByteIsRefusedBeforeWriting) {
+  TempDir dir;
+  CheckpointData d = make_data(1);
+  d.config_yaml = std::string("RIFF.\0\0\0WAVE", 12);
+  try {
+    save_checkpoint(dir / "n.h5", d);
+    ADD_FAILURE() << "saved a config with a NUL byte";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the config text holds a NUL byte at offset 5"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir.str()));
+  h5::File f = h5::File::create(dir / "s.h5");
+  EXPECT_THROW(f.write_string("s", std::string("a\0b", 3)), Error);
+  EXPECT_THROW(f.set_attr("a", std::string_view("a\0b", 3)), Error);
+  EXPECT_EQ(f.write_string("t", "a b").read_string(), "a b");
 }
 
 TEST(TrainCheckpoint, H5lsShowsTheModuleTreeAsGroups) {

@@ -172,6 +172,48 @@ TEST_F(TrainConfig, NullIsAnErrorAndTildeDefaultResetsToTheDefault) {
   EXPECT_EQ(parse_config(to_yaml(plain), "p"), plain);
 }
 
+// `include: /dev/zero` used to read for ever; a config file is a regular file of at most 16 MiB.
+TEST_F(TrainConfig, AnIncludeOfADeviceOrAHugeFileIsRefused) {
+  EXPECT_HAS(error_of([&] { load({write("a.yaml", "include: /dev/zero\n")}); }),
+             "/dev/zero: cannot open config file: not a regular file");
+  const std::string big = (dir_ / "big.yaml").string();
+  std::filesystem::resize_file(write("big.yaml", ""), (16 << 20) + 1);
+  EXPECT_HAS(error_of([&] { load({big}); }), "a config file holds at most 16 MiB");
+}
+
+// Found by fuzz_config: yaml-cpp 0.7 read ",a: 1" for ever (a new empty document each time, memory
+// growing without end); a token no value can start with is now a syntax error at its position.
+TEST_F(TrainConfig, AStrayCommaIsASyntaxErrorNotAHang) {
+  EXPECT_HAS(error_of([&] { parse_config(",a: 1\n", "c.yaml"); }),
+             "c.yaml:1:1: YAML syntax error: unexpected ',': no value can start here");
+  EXPECT_HAS(error_of([&] { load({write("late.yaml", "train:\n  steps: 5\n---\n, x\n")}); }),
+             "late.yaml:4:1: YAML syntax error: unexpected ','");
+  // The input the fuzzer found, whole: a comma before a plausible config.
+  EXPECT_HAS(error_of([&] { parse_config(",epexriment: \"a b: c\"\ndata:\n  root: \"/tmp/x N\"\n", "f"); }),
+             "f:1:1: YAML syntax error: unexpected ','");
+  // Documents are still counted as before.
+  EXPECT_HAS(error_of([&] { parse_config("---\n---\n", "two"); }), "two: holds 2 YAML documents");
+  EXPECT_EQ(parse_config("a: 1\n", "one"), parse_config("---\na: 1\n...\n", "one"));
+}
+
+// Found by fuzz_config: a key of 342 bytes, most of them control characters, read, but to_yaml
+// wrote it escaped ("\x1d", 4 bytes each) past YAML's 1024-character limit on a key, and the written
+// config did not read back. Keys hold at most 256 bytes and no control characters.
+TEST_F(TrainConfig, KeysWithControlCharactersOrOver256BytesAreRefused) {
+  EXPECT_HAS(error_of([&] { parse_config("model:\n  lay\x1dplateau: 1\n", "k.yaml"); }),
+             "k.yaml:2: model: a key may not contain control characters (byte 0x1d at offset 3)");
+  const std::string long_key(257, 'a');
+  EXPECT_HAS(error_of([&] { parse_config("x:\n  " + long_key + ": 1\n", "k.yaml"); }),
+             "x: a key holds at most 256 bytes, this one 257");
+  EXPECT_HAS(error_of([&] { parse_config(long_key + ": 1\n", "k.yaml"); }), "top level: a key holds at most 256");
+  EXPECT_HAS(error_of([&] { load({write("o.yaml", "model:\n  layers: 1\n")}, {"+model." + long_key + "=1"}); }),
+             "`: a key holds at most 256 bytes, this one 257");
+  // 256 bytes of `"` (each written as \" ) still read back.
+  const std::string quotes(256, '"');
+  const Config c = parse_config("x:\n  '" + quotes + "': 1\n", "q.yaml");
+  EXPECT_EQ(parse_config(to_yaml(c), "again"), c);
+}
+
 // --- overrides ------------------------------------------------------------------------------------
 
 TEST_F(TrainConfig, OverridesAreYamlValuesAppliedAfterTheFiles) {

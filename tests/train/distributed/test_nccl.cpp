@@ -1,0 +1,41 @@
+// test_nccl.cpp — NcclSum (issue 16.3) on the ranks mpirun started (CTest runs it under `mpirun -np 2`,
+// built only with MPI and NCCL): rank 0's NCCL unique id reaches every rank through MPI, and a sum of
+// device buffers equals the sum of the ranks' values. Rank r uses GPU r mod (GPUs), so one GPU hosts
+// both ranks. Skips on every rank when a rank sees no GPU (the skip is agreed over MPI, so no rank
+// waits in ncclCommInitRank for one that skipped).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+#include "train/distributed/nccl_sum.h"
+#include "train/distributed/world.h"
+
+namespace lintra::dist {
+namespace {
+
+TEST(TrainDistributedNccl, SumsOfDeviceBuffersEqualTheSumsOfTheRanksValues) {
+  Communicator& comm = world();
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
+  std::array<double, 1> none{gpus == 0 ? 1.0 : 0.0};
+  comm.max(none);
+  if (comm.size() < 2) GTEST_SKIP() << "run under mpirun -np 2 (or more)";
+  if (none[0] > 0) GTEST_SKIP() << "a rank sees no CUDA GPU";
+  NcclSum nccl(comm, comm.rank() % gpus);
+  const int64_t n = 1000003;  // not a multiple of the ranks
+  std::vector<float> mine(static_cast<size_t>(n)), got(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) mine[size_t(i)] = float((i % 1000) * (comm.rank() + 1));
+  float* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, size_t(n) * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(device, mine.data(), size_t(n) * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  nccl.sum(device, n);
+  ASSERT_EQ(cudaMemcpy(got.data(), device, size_t(n) * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(device);
+  const float factor = float(comm.size() * (comm.size() + 1) / 2);  // 1 + 2 + … + K: exact in float
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], float(i % 1000) * factor) << "element " << i;
+}
+
+}  // namespace
+}  // namespace lintra::dist

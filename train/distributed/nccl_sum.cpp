@@ -1,0 +1,53 @@
+// nccl_sum.cpp — compiled only with NCCL (see nccl_sum.h: never run so far).
+#include "train/distributed/nccl_sum.h"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+
+namespace lintra::dist {
+
+namespace {
+
+void check(ncclResult_t r, const char* call) {
+  LINTRA_CHECK(r == ncclSuccess, "{} failed: {}", call, ncclGetErrorString(r));
+}
+
+void check(cudaError_t e, const char* call) {
+  LINTRA_CHECK(e == cudaSuccess, "{} failed: {}", call, cudaGetErrorString(e));
+}
+
+}  // namespace
+
+NcclSum::NcclSum(Communicator& host, int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  ncclUniqueId id;
+  std::memset(&id, 0, sizeof id);
+  if (host.is_root()) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  std::string bytes(reinterpret_cast<const char*>(&id), sizeof id);
+  host.broadcast(bytes, 0);
+  LINTRA_CHECK(bytes.size() == sizeof id, "NCCL: rank 0 sent a unique id of {} bytes, expected {}", bytes.size(),
+               sizeof id);
+  std::memcpy(&id, bytes.data(), sizeof id);
+  ncclComm_t comm = nullptr;
+  check(ncclCommInitRank(&comm, host.size(), id, host.rank()), "ncclCommInitRank");
+  comm_ = comm;
+}
+
+NcclSum::~NcclSum() {
+  if (comm_ != nullptr) ncclCommDestroy(static_cast<ncclComm_t>(comm_));
+}
+
+void NcclSum::sum(float* device_values, int64_t count, void* cuda_stream) {
+  auto stream = static_cast<cudaStream_t>(cuda_stream);
+  check(ncclAllReduce(device_values, device_values, size_t(count), ncclFloat, ncclSum, static_cast<ncclComm_t>(comm_),
+                      stream),
+        "ncclAllReduce");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+}  // namespace lintra::dist

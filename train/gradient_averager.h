@@ -1,0 +1,47 @@
+// gradient_averager.h — the Trainer's seam for data-parallel training: after every backward, before
+// the optimizer step, the gradients of the ranks that train together become the gradient of the
+// global batch, the same bits on every rank.
+//
+// The trainer weights each rank's loss before backward: rank r's mean loss over its n_r counted
+// items (ModelOutput::sums["count"]: tokens, pixels or utterances) is scaled by n_r / Σ n (the counts
+// are summed over the ranks first), so that summing the ranks' gradients gives the gradient of the
+// global mean, Σ loss_sum_r / Σ n — what one process computes for the whole global batch — even
+// when the ranks count different numbers of items (masked tokens). The averager therefore sums.
+#pragma once
+
+#include <vector>
+
+#include "train/distributed/bucketed_sum.h"
+#include "train/distributed/communicator.h"
+#include "train/optim/optimizer.h"
+
+namespace lintra::train {
+
+class GradientAverager {
+ public:
+  virtual ~GradientAverager() = default;
+  virtual void average(const std::vector<NamedParam>& params) = 0;
+};
+
+// One process: its gradients are already the global batch's.
+class SingleProcessAverager final : public GradientAverager {
+ public:
+  void average(const std::vector<NamedParam>&) override {}
+};
+
+// Sums the weighted gradients over the ranks of `comm`, in the parameters' order, a bucket at a time
+// (dist::BucketedSum; fixed order, so every rank ends with the same gradients). A parameter that has
+// a gradient on some rank gets one (zeros where it had none) on every rank, so that the optimizer
+// updates it everywhere, as one process would; one no rank touched keeps none.
+class AllReduceAverager final : public GradientAverager {
+ public:
+  explicit AllReduceAverager(dist::Communicator& comm, int64_t bucket_bytes = dist::kDefaultBucketBytes)
+      : comm_(comm), sum_(comm, bucket_bytes) {}
+  void average(const std::vector<NamedParam>& params) override;
+
+ private:
+  dist::Communicator& comm_;
+  dist::BucketedSum sum_;
+};
+
+}  // namespace lintra::train
