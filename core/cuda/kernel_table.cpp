@@ -1,15 +1,18 @@
 // cuda/kernel_table.cpp — the CUDA device's kernel table (core/kernels.h), host code (g++).
 //
 // On the GPU so far: copy (with casts and broadcasting), fill, unary, unary_backward and binary (the
-// CPU's scalar formulas, cuda/elementwise.cu) and matmul (cuBLAS, cuda/matmul.cpp). Every other entry
+// CPU's scalar formulas, cuda/elementwise.cu), reduce, sum_squares, softmax and layer norm forward and
+// backward (cuda/rows.cu) and matmul (cuBLAS, cuda/matmul.cpp). Every other entry
 // is not_on_cuda<&KernelTable::name>, which throws naming the kernel: a model on cuda:N runs until its
 // first kernel that has no CUDA version yet, and says which (issue 15.2 lists what is to come).
 //
 // The entries here turn Tensors into the launchers' plain descriptions (cuda::Shape, Operand, Target:
 // each operand's strides over the output's shape, 0 where it broadcasts).
+#include <algorithm>
 #include <string_view>
 
 #include "core/cuda/elementwise.h"
+#include "core/cuda/rows.h"
 #include "core/cuda/table.h"
 #include "core/kernel_access.h"
 
@@ -77,6 +80,64 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
                        operand(b, out.shape()), target(out));
 }
 
+// --- the row kernels (cuda/rows.h) ------------------------------------------------------------------
+
+void reduce(ReduceOp op, const Tensor& x, int64_t dim, Tensor& out) {
+  // x's strides over out's shape (x's with dim → 1), 0 along dim and along x's size-1 dims.
+  lintra::cuda::Operand xo{};
+  xo.data = KernelAccess::data(x);
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim && x.size(d) != 1) xo.strides[d] = x.stride(d);
+  lintra::cuda::reduce(device_of(out), lintra::cuda::Reduce(uint8_t(op)), elem(x.dtype()), shape_of(out), xo,
+                       x.size(dim), x.stride(dim), target(out));
+}
+
+void sum_squares(const Tensor& x, Tensor& out) {
+  Tensor partials = Tensor::empty({lintra::cuda::kSumSquaresBlocks}, DType::f64, x.device());
+  lintra::cuda::sum_squares(device_of(out), elem(x.dtype()), KernelAccess::data(x), x.numel(),
+                            static_cast<double*>(KernelAccess::data(partials)),
+                            static_cast<double*>(KernelAccess::data(out)));
+}
+
+// Rows of the last dim D: x contiguous, or contiguous rows with one row stride (core/ops.cpp), as the CPU's.
+int64_t row_stride(const Tensor& x, int64_t D) {
+  if (x.is_contiguous()) return D;
+  for (int64_t d = x.dim() - 2; d >= 0; --d)
+    if (x.size(d) > 1) return x.stride(d);
+  return D;
+}
+int64_t last_dim(const Tensor& x) { return x.dim() == 0 ? 1 : x.size(x.dim() - 1); }
+int64_t rows_of(const Tensor& x) { return last_dim(x) == 0 ? 0 : x.numel() / last_dim(x); }
+
+void softmax_forward(const Tensor& x, bool log, Tensor& out) {
+  const int64_t D = last_dim(x);
+  lintra::cuda::softmax_forward(device_of(out), elem(x.dtype()), KernelAccess::data(x), row_stride(x, D), rows_of(x), D,
+                                log, KernelAccess::data(out));
+}
+
+void softmax_backward(const Tensor& y, const Tensor& dy, bool log, Tensor& dx) {
+  lintra::cuda::softmax_backward(device_of(dx), elem(y.dtype()), KernelAccess::data(y), KernelAccess::data(dy),
+                                 rows_of(y), last_dim(y), log, KernelAccess::data(dx));
+}
+
+void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps, Tensor& y, Tensor& mean,
+                        Tensor& rstd) {
+  lintra::cuda::layer_norm_forward(device_of(y), elem(x.dtype()), KernelAccess::data(x), KernelAccess::data(gamma),
+                                   KernelAccess::data(beta), eps, rows_of(x), last_dim(x), KernelAccess::data(y),
+                                   KernelAccess::data(mean), KernelAccess::data(rstd));
+}
+
+void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& gamma,
+                         Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
+  const int64_t R = rows_of(x), D = last_dim(x);
+  Tensor partials = Tensor::empty({std::max<int64_t>(1, 2 * lintra::cuda::layer_norm_chunks(R) * D)}, DType::f64,
+                                  x.device());
+  lintra::cuda::layer_norm_backward(device_of(dx), elem(x.dtype()), KernelAccess::data(dy), KernelAccess::data(x),
+                                    KernelAccess::data(mean), KernelAccess::data(rstd), KernelAccess::data(gamma), R, D,
+                                    KernelAccess::data(dx), KernelAccess::data(dgamma), KernelAccess::data(dbeta),
+                                    static_cast<double*>(KernelAccess::data(partials)));
+}
+
 // "softmax_forward" from g++'s "… [with auto member = &lintra::kernels::KernelTable::softmax_forward; …]".
 template <auto member> std::string_view kernel_name() {
   std::string_view f = __PRETTY_FUNCTION__;
@@ -104,12 +165,12 @@ constinit const KernelTable table = {
     .unary_backward = unary_backward,
     .binary = binary,
     .where = not_on_cuda<&KernelTable::where>,
-    .reduce = not_on_cuda<&KernelTable::reduce>,
+    .reduce = reduce,
     .arg_reduce = not_on_cuda<&KernelTable::arg_reduce>,
-    .softmax_forward = not_on_cuda<&KernelTable::softmax_forward>,
-    .softmax_backward = not_on_cuda<&KernelTable::softmax_backward>,
-    .layer_norm_forward = not_on_cuda<&KernelTable::layer_norm_forward>,
-    .layer_norm_backward = not_on_cuda<&KernelTable::layer_norm_backward>,
+    .softmax_forward = softmax_forward,
+    .softmax_backward = softmax_backward,
+    .layer_norm_forward = layer_norm_forward,
+    .layer_norm_backward = layer_norm_backward,
     .matmul = matmul,
     .index_select = not_on_cuda<&KernelTable::index_select>,
     .gather = not_on_cuda<&KernelTable::gather>,
@@ -131,7 +192,7 @@ constinit const KernelTable table = {
     .ctc_loss = not_on_cuda<&KernelTable::ctc_loss>,
     .adam_update = not_on_cuda<&KernelTable::adam_update>,
     .sgd_update = not_on_cuda<&KernelTable::sgd_update>,
-    .sum_squares = not_on_cuda<&KernelTable::sum_squares>,
+    .sum_squares = sum_squares,
 };
 
 }  // namespace lintra::kernels::cuda_backend
