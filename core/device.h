@@ -2,8 +2,9 @@
 //
 //   cpu        the host; the only device whose memory host code may read (Tensor::data<T>() and friends)
 //   cuda:N     GPU N (core/cuda/, built when the CUDA toolkit is found: LINTRA_WITH_CUDA). Tensors can
-//              be made, copied (Tensor::to) and freed there; its kernel table is still to come, so every
-//              kernel on it throws (issue 15)
+//              be made, copied (Tensor::to) and freed there; its kernel table runs copy, fill, the
+//              elementwise ops and matmul (cuBLAS) so far, and every other kernel throws naming itself
+//              (issue 15)
 //   strict:N   the strict test device (DESIGN.md §3): host memory behind its own allocator that only its
 //              kernel table may touch (core/strict/). Host access to it throws, and an op mixing it with
 //              the CPU throws, so any code above the kernels that reads tensor data on the host, or that

@@ -9,13 +9,14 @@ const KernelTable& on(Device device) {
   switch (device.type()) {
     case DeviceType::cpu: return cpu::table;
     case DeviceType::strict: return strict::table;
-    case DeviceType::cuda: break;
+    case DeviceType::cuda:
+#ifdef LINTRA_WITH_CUDA
+      return cuda_backend::table;
+#else
+      break;
+#endif
   }
-  LINTRA_FAIL(
-      "a {} tensor reached the kernel list (core/kernels.h), but this build has no CUDA kernels yet: tensors can be "
-      "made on {}, copied to and from it (Tensor::to) and freed, while every op still needs the CPU (or the strict "
-      "test device); the CUDA kernel table is the rest of issue 15",
-      device, device);
+  LINTRA_FAIL("a {} tensor reached the kernel list (core/kernels.h), but this lintra was built without CUDA", device);
 }
 
 namespace detail {

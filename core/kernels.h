@@ -9,8 +9,10 @@
 // Each member is a Kernel<signature>, which has no default constructor, so a backend table that
 // leaves a kernel out does not compile (g++ 12: "could not convert '<brace-enclosed initializer
 // list>()' from '<brace-enclosed initializer list>' to 'Kernel<…>'"), and a backend function that is
-// declared but not written is a link error — never a run-time surprise. There is no CUDA table yet:
-// on(Device::cuda(n)) throws (issue 15). Slow, obvious versions of the kernels live in core/reference/
+// declared but not written is a link error — never a run-time surprise. The CUDA table
+// (core/cuda/kernel_table.cpp, builds with LINTRA_WITH_CUDA) runs copy, fill, the elementwise ops
+// and matmul (cuBLAS) on the GPU; each of its other entries throws naming the kernel (issue 15).
+// Slow, obvious versions of the kernels live in core/reference/
 // and serve only as test oracles.
 //
 // One device per call. Calling a Kernel checks that every defined tensor argument lives on one device
@@ -20,8 +22,8 @@
 // Adding a kernel: (1) its member here, with its contract; (2) in core/cpu/kernel_table.cpp its
 // declaration (`kernel_function<&KernelTable::name> name;`) and its `.name = name` entry; (3) its
 // definition in core/cpu/<family>.cpp (the signature as written here, else the link fails); (4) its
-// entry `.name = on_host<&KernelTable::name>` in core/strict/kernel_table.cpp; a CUDA table, once there
-// is one, gets the same as the CPU. Then its caller in core/ops.cpp, its reference and its test.
+// entry `.name = on_host<&KernelTable::name>` in core/strict/kernel_table.cpp; (5) its CUDA entry in
+// core/cuda/kernel_table.cpp (`not_on_cuda<&KernelTable::name>` until it has a CUDA kernel). Then its caller in core/ops.cpp, its reference and its test.
 //
 // Conventions: inputs may have any strides; `out` arguments are preallocated by the caller (core/ops.cpp),
 // contiguous, with the documented shape and dtype. Kernels validate nothing the caller already checked,
@@ -208,7 +210,7 @@ struct KernelTable {
   Kernel<void(const Tensor& x, Tensor& out)> sum_squares;
 };
 
-// The kernel table of a device: the CPU's, the strict device's; CUDA throws (no CUDA kernels yet).
+// The kernel table of a device: the CPU's, the strict device's, CUDA's (a build without CUDA throws).
 const KernelTable& on(Device device);
 inline const KernelTable& on(const Tensor& t) { return on(t.device()); }
 
@@ -226,5 +228,10 @@ extern const KernelTable table;  // core/cpu/kernel_table.cpp
 namespace strict {
 extern const KernelTable table;  // core/strict/kernel_table.cpp
 }
+#ifdef LINTRA_WITH_CUDA
+namespace cuda_backend {
+extern const KernelTable table;  // core/cuda/kernel_table.cpp
+}
+#endif
 
 }  // namespace lintra::kernels

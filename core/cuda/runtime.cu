@@ -53,6 +53,8 @@ void check_device(int device) {
                                                   __FILE__, __LINE__);
 }
 
+void set_current(int device) { use(device); }
+
 void* stream(int device) {
   Streams& s = streams();
   std::lock_guard<std::mutex> lock(s.mu);

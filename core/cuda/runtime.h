@@ -17,6 +17,9 @@ int device_count();
 // Throws unless `device` is a visible GPU ("cuda:1: only 1 CUDA device is visible").
 void check_device(int device);
 
+// Makes `device` the calling thread's current device (kernel launches and cuBLAS act on it).
+void set_current(int device);
+
 // The stream all of lintra's work on `device` is queued on (created on first use, non-blocking).
 void* stream(int device);
 // Waits until every piece of work queued on the device's stream has finished.

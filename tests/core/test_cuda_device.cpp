@@ -3,7 +3,7 @@
 // and in a build without CUDA (LINTRA_WITH_CUDA unset), where cuda_available() is false.
 // Invariants: a GPU tensor round-trips through to() bit for bit (from the CPU, from the strict device,
 // between views); the caching allocator serves a steady loop of equal requests without the driver
-// (os_allocations flat) and counts bytes in use exactly; no kernel runs on CUDA yet.
+// (os_allocations flat) and counts bytes in use exactly; factories and clones run on the GPU.
 #include <gtest/gtest.h>
 
 #include "core/allocator.h"
@@ -59,11 +59,13 @@ TEST(CoreCudaDevice, CachingAllocatorReusesBlocks) {
   EXPECT_EQ(a.stats().cached_bytes, 0);
 }
 
-TEST(CoreCudaDevice, KernelsAreNotThereYet) {
+// zeros (fill) and clone (copy) run on the GPU's kernel table (core/cuda/kernel_table.cpp).
+TEST(CoreCudaDevice, FactoriesAndClonesRunOnTheGpu) {
   SKIP_WITHOUT_GPU();
-  const Tensor g = Tensor::empty({2}, DType::f32, Device::cuda(0));
-  EXPECT_HAS(error_of([&] { Tensor::zeros({2}, DType::f32, Device::cuda(0)); }), "no CUDA kernels yet");
-  EXPECT_HAS(error_of([&] { g.clone(); }), "no CUDA kernels yet");
+  EXPECT_EQ(Tensor::zeros({3}, DType::f32, Device::cuda(0)).cpu().to_vector<float>(), std::vector<float>(3, 0.0f));
+  const Tensor x = Tensor::from_vector(std::vector<double>{1, 2, 3, 4}, {2, 2});
+  EXPECT_EQ(x.to(Device::cuda(0)).transpose(0, 1).contiguous().cpu().to_vector<double>(),
+            (std::vector<double>{1, 3, 2, 4}));
 }
 
 }  // namespace
