@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -79,6 +80,7 @@ TEST(AppTrainCommand, ASecondTrainingInARunDirFailsAtOnceNamingTheFirstsPid) {
   kill(first, SIGKILL);
   int st = 0;
   waitpid(first, &st, 0);
+  const std::vector<double> first_steps = train_values(dir, "step");
   const pid_t third = spawn(cmd);
   ASSERT_TRUE(wait_for([&] { return lock_holder(dir) == long(third); }));
   const std::string resumed = "resumed from ";
@@ -87,15 +89,14 @@ TEST(AppTrainCommand, ASecondTrainingInARunDirFailsAtOnceNamingTheFirstsPid) {
   EXPECT_THAT(log, HasSubstr("(pid " + std::to_string(first) + ") ended without releasing"));
   EXPECT_THAT(log, HasSubstr("this one took it over"));
   const double at = std::stod(log.substr(log.find(" at step ", log.find(resumed)) + 9));
-  // SIGINT once the loop runs (its first new metrics line), so that it stops cleanly.
-  ASSERT_TRUE(wait_for([&] {
-    const std::vector<double> steps = train_values(dir, "step");
-    return !steps.empty() && steps.back() > at;
-  }));
-  // Under load the step above can be the killed first run's line, seen before the third has trimmed
-  // metrics.jsonl and installed its signal handler (a SIGINT then kills it outright): give it time.
-  // TODO(issue 17): wait on something only the third run's loop writes instead.
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // SIGINT once the loop runs, so that it stops cleanly. The killed first run may have left lines past
+  // `at`, which the third trims only after logging its resume: only more lines past `at` than the first
+  // left can be the third's own (the first is dead), written once its loop and signal handler are up.
+  const auto past_at = [&](const std::vector<double>& steps) {
+    return std::count_if(steps.begin(), steps.end(), [&](double s) { return s > at; });
+  };
+  const auto left_by_first = past_at(first_steps);
+  ASSERT_TRUE(wait_for([&] { return past_at(train_values(dir, "step")) > left_by_first; }));
   kill(third, SIGINT);
   waitpid(third, &st, 0);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 130);
