@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -90,6 +91,14 @@ MemoryWork unary_work(const std::string& op, const Tensor& x, double nb) {
 MemoryWork memory_work(const std::string& name, const Tensor& x, const Tensor& y, double nb) {
   const int64_t n = x.numel();
   if (name == "add") return {[&x, &y] { (void)ops::add(x, y); }, 3 * nb};
+  if (name == "uniform") {  // a float32 Philox fill (vectorized, core/cpu/random.cpp): writes only
+    auto gen = std::make_shared<Generator>(11);
+    return {[gen, n] { (void)Tensor::uniform({n}, *gen); }, nb};
+  }
+  if (name == "dropout_mask") {  // dropout's mask as autograd/ops/nn.cpp builds it: bernoulli(0.9) / 0.9
+    auto gen = std::make_shared<Generator>(12);
+    return {[gen, n] { (void)ops::mul(ops::bernoulli({n}, 0.9, *gen), 1 / 0.9); }, nb};
+  }
   if (name == "softmax_rows") {  // rows of 1024
     Tensor rows = x.view({n / 1024, 1024});
     return {[rows] { (void)ops::softmax(rows, -1); }, 2 * nb};
@@ -171,14 +180,16 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       [&] { return memory_case("softplus", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("log_sigmoid", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("softplus_backward", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("uniform", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("dropout_mask", int64_t(1) << 22, opt.min_seconds); },
   };
   static const char* names[] = {"matmul_6272x256x256", "matmul_6272x256x1024", "matmul_6272x1024x256",
                                 "batched_matmul_64x784x32x784", "add_16M_f32", "softmax_rows_16M_f32",
                                 "softmax_fwd_bwd_6M_f32", "layer_norm_fwd_bwd_4M_f32",
                                 "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
                                 "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
-                                "softplus_backward_4M_f32"};
-  static_assert(std::size(names) == 17);
+                                "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32"};
+  static_assert(std::size(names) == 19);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;

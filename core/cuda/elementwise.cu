@@ -112,6 +112,13 @@ template <class From, class To> struct CopyF {
   __device__ void operator()(const int64_t (&off)[2]) const { out[off[1]] = To(src[off[0]]); }
 };
 
+template <class T> struct WhereF {
+  const uint8_t* cond;
+  const T *a, *b;
+  T* out;
+  __device__ void operator()(const int64_t (&off)[4]) const { out[off[3]] = cond[off[0]] ? a[off[1]] : b[off[2]]; }
+};
+
 template <class T> struct FillF {
   T* out;
   T value;
@@ -173,6 +180,14 @@ void copy(int device, Elem src_type, const Shape& shape, const Operand& src, Ele
       launch<2>(device, shape, strides_of<2>({src.strides, out.strides}), CopyF<From, To>{in<From>(src), at<To>(out)},
                 "copy kernel");
     });
+  });
+}
+
+void where(int device, Elem type, const Shape& shape, const Operand& cond, const Operand& a, const Operand& b,
+           const Target& out) {
+  dispatch(type, [&]<class T>() {
+    launch<4>(device, shape, strides_of<4>({cond.strides, a.strides, b.strides, out.strides}),
+              WhereF<T>{in<uint8_t>(cond), in<T>(a), in<T>(b), at<T>(out)}, "where kernel");
   });
 }
 

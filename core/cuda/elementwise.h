@@ -47,6 +47,9 @@ void unary_backward(int device, kernels::UnaryOp op, Elem type, const Shape& sha
 // out = op(a, b), a and b of type `type`; out of `type`, or u8 for comparisons.
 void binary(int device, kernels::BinaryOp op, Elem type, const Shape& shape, const Operand& a, const Operand& b,
             const Target& out);
+// out = cond ? a : b; cond u8, a, b and out of `type`, all described over out's shape.
+void where(int device, Elem type, const Shape& shape, const Operand& cond, const Operand& a, const Operand& b,
+           const Target& out);
 // out[i] = src[i] converted from src_type to out_type (static_cast, as the CPU's copy).
 void copy(int device, Elem src_type, const Shape& shape, const Operand& src, Elem out_type, const Target& out);
 // out[i] = value converted to `type`.

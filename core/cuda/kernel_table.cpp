@@ -1,8 +1,10 @@
 // cuda/kernel_table.cpp — the CUDA device's kernel table (core/kernels.h), host code (g++).
 //
-// On the GPU so far: copy (with casts and broadcasting), fill, unary, unary_backward and binary (the
-// CPU's scalar formulas, cuda/elementwise.cu), reduce, sum_squares, softmax and layer norm forward and
-// backward (cuda/rows.cu) and matmul (cuBLAS, cuda/matmul.cpp). Every other entry
+// On the GPU so far: copy (with casts and broadcasting), fill, unary, unary_backward, binary and where
+// (the CPU's scalar formulas, cuda/elementwise.cu); the Adam/RAdam and SGD updates, arange and the
+// index range check (cuda/updates.cu); reduce, sum_squares, softmax and layer norm forward and
+// backward (cuda/rows.cu), uniform and normal fills (the CPU's Philox streams, cuda/random.cu) and
+// matmul (cuBLAS, cuda/matmul.cpp). Every other entry
 // is not_on_cuda<&KernelTable::name>, which throws naming the kernel: a model on cuda:N runs until its
 // first kernel that has no CUDA version yet, and says which (issue 15.2 lists what is to come).
 //
@@ -12,9 +14,12 @@
 #include <string_view>
 
 #include "core/cuda/elementwise.h"
+#include "core/cuda/random.h"
 #include "core/cuda/rows.h"
 #include "core/cuda/table.h"
+#include "core/cuda/updates.h"
 #include "core/kernel_access.h"
+#include "core/rng.h"
 
 namespace lintra::kernels::cuda_backend {
 
@@ -80,6 +85,39 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
                        operand(b, out.shape()), target(out));
 }
 
+void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
+  const Shape& s = out.shape();
+  lintra::cuda::where(device_of(out), elem(out.dtype()), shape_of(out), operand(cond, s), operand(a, s), operand(b, s),
+                      target(out));
+}
+
+// --- one pass over contiguous memory (cuda/updates.h) ----------------------------------------------
+
+void adam_update(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, double beta1, double beta2, double eps,
+                 double decay, double step, bool rectified) {
+  lintra::cuda::adam_update(device_of(p), elem(p.dtype()), KernelAccess::data(p), KernelAccess::data(g),
+                            KernelAccess::data(m), KernelAccess::data(v), p.numel(), beta1, beta2, eps, decay, step,
+                            rectified);
+}
+
+void sgd_update(Tensor& p, const Tensor& g, Tensor& buf, double lr, double momentum, double weight_decay,
+                bool first) {
+  lintra::cuda::sgd_update(device_of(p), elem(p.dtype()), KernelAccess::data(p), KernelAccess::data(g),
+                           buf.defined() ? KernelAccess::data(buf) : nullptr, p.numel(), lr, momentum, weight_decay,
+                           first);
+}
+
+void arange(Tensor& out, double start, double step) {
+  LINTRA_CHECK(out.is_contiguous(), "arange: the output must be contiguous, got {}", out.describe());
+  lintra::cuda::arange(device_of(out), elem(out.dtype()), KernelAccess::data(out), out.numel(), start, step);
+}
+
+void index_range(const Tensor& index_in, int64_t low, int64_t high, Tensor& result) {
+  const Tensor index = index_in.contiguous();
+  lintra::cuda::index_range(device_of(result), static_cast<const int64_t*>(KernelAccess::data(index)), index.numel(),
+                            low, high, static_cast<int64_t*>(KernelAccess::data(result)));
+}
+
 // --- the row kernels (cuda/rows.h) ------------------------------------------------------------------
 
 void reduce(ReduceOp op, const Tensor& x, int64_t dim, Tensor& out) {
@@ -138,6 +176,25 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, 
                                     static_cast<double*>(KernelAccess::data(partials)));
 }
 
+// --- random fills (cuda/random.h): the CPU's Philox blocks and formulas -----------------------------
+
+// The fill's blocks are reserved on the host generator exactly as the CPU's fill reserves them.
+void uniform(Tensor& out, Generator& gen, double low, double high) {
+  LINTRA_CHECK(out.is_contiguous(), "uniform: the output must be contiguous, got {}", out.describe());
+  const int64_t n = out.numel(), per_block = out.dtype() == DType::f32 ? 4 : 2;
+  const uint64_t first = gen.reserve(uint64_t((n + per_block - 1) / per_block));
+  lintra::cuda::uniform(device_of(out), elem(out.dtype()), KernelAccess::data(out), n, first, gen.state().stream,
+                        gen.state().seed, low, high);
+}
+
+void normal(Tensor& out, Generator& gen, double mean, double std) {
+  LINTRA_CHECK(out.is_contiguous(), "normal: the output must be contiguous, got {}", out.describe());
+  const int64_t n = out.numel(), per_block = out.dtype() == DType::f32 ? 4 : 2;
+  const uint64_t first = gen.reserve(uint64_t((n + per_block - 1) / per_block));
+  lintra::cuda::normal(device_of(out), elem(out.dtype()), KernelAccess::data(out), n, first, gen.state().stream,
+                       gen.state().seed, mean, std);
+}
+
 // "softmax_forward" from g++'s "… [with auto member = &lintra::kernels::KernelTable::softmax_forward; …]".
 template <auto member> std::string_view kernel_name() {
   std::string_view f = __PRETTY_FUNCTION__;
@@ -164,7 +221,7 @@ constinit const KernelTable table = {
     .unary = unary,
     .unary_backward = unary_backward,
     .binary = binary,
-    .where = not_on_cuda<&KernelTable::where>,
+    .where = where,
     .reduce = reduce,
     .arg_reduce = not_on_cuda<&KernelTable::arg_reduce>,
     .softmax_forward = softmax_forward,
@@ -178,20 +235,20 @@ constinit const KernelTable table = {
     .index_add = not_on_cuda<&KernelTable::index_add>,
     .cumsum = not_on_cuda<&KernelTable::cumsum>,
     .sort = not_on_cuda<&KernelTable::sort>,
-    .uniform = not_on_cuda<&KernelTable::uniform>,
-    .normal = not_on_cuda<&KernelTable::normal>,
+    .uniform = uniform,
+    .normal = normal,
     .causal_product_forward = not_on_cuda<&KernelTable::causal_product_forward>,
     .causal_product_backward = not_on_cuda<&KernelTable::causal_product_backward>,
     .lstm_forward = not_on_cuda<&KernelTable::lstm_forward>,
     .lstm_backward = not_on_cuda<&KernelTable::lstm_backward>,
-    .arange = not_on_cuda<&KernelTable::arange>,
-    .index_range = not_on_cuda<&KernelTable::index_range>,
+    .arange = arange,
+    .index_range = index_range,
     .masked_softmax_forward = not_on_cuda<&KernelTable::masked_softmax_forward>,
     .lsh_plan = not_on_cuda<&KernelTable::lsh_plan>,
     .sample_mol = not_on_cuda<&KernelTable::sample_mol>,
     .ctc_loss = not_on_cuda<&KernelTable::ctc_loss>,
-    .adam_update = not_on_cuda<&KernelTable::adam_update>,
-    .sgd_update = not_on_cuda<&KernelTable::sgd_update>,
+    .adam_update = adam_update,
+    .sgd_update = sgd_update,
     .sum_squares = sum_squares,
 };
 

@@ -2,7 +2,9 @@
 // kernel, on the same inputs: every unary op (forward and backward) and every binary op in each dtype it
 // is defined on, with broadcasting and non-contiguous operands; copy with casts into a view; fill; matmul
 // (cuBLAS) with batches, broadcast batch dims and transposed operands; reduce, sum_squares, softmax and
-// layer norm (forward and backward) on row lengths below and above a block's threads; and a kernel without a CUDA
+// layer norm (forward and backward) on row lengths below and above a block's threads; uniform and normal
+// fills from the same generator state; where; the optimizer updates, arange and the index range check;
+// and a kernel without a CUDA
 // version yet, which must throw naming itself. Every test skips (GTEST_SKIP) without a visible GPU and
 // in a build without CUDA.
 //
@@ -284,6 +286,86 @@ TEST(CoreCudaKernels, LayerNormForwardAndBackwardAgreeWithTheCpu) {
       expect_close(dbeta, dbg, tol * double(R), what + " dbeta");
     }
   }
+}
+
+TEST(CoreCudaKernels, WhereAgreesWithTheCpuUnderBroadcasting) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
+    const Tensor cond = ops::gt(inputs({4, 1, 6}, DType::f64, 1), 1.1);  // u8 (4, 1, 6)
+    const Tensor a = inputs({5, 6}, dtype, 2), b = inputs({4, 5, 1}, dtype, 3);
+    Tensor want = Tensor::empty({4, 5, 6}, dtype), got = Tensor::empty({4, 5, 6}, dtype, kGpu);
+    host().where(cond, a, b, want);
+    gpu().where(cond.to(kGpu), a.to(kGpu), b.to(kGpu), got);
+    expect_close(want, got, 0.0, "where");
+  }
+}
+
+// The optimizer updates, two steps each (state carried), rectified and not; SGD with and without momentum.
+TEST(CoreCudaKernels, OptimizerUpdatesAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64}) {
+    const int64_t n = 70001;
+    Tensor p = inputs({n}, dtype, 4), g = inputs({n}, dtype, 5), m = inputs({n}, dtype, 6), v = inputs({n}, dtype, 7);
+    Tensor gp = p.to(kGpu), gg = g.to(kGpu), gm = m.to(kGpu), gv = v.to(kGpu);
+    for (bool rectified : {true, false}) {
+      host().adam_update(p, g, m, v, 0.9, 0.999, 1e-8, 0.99, 1e-3, rectified);
+      gpu().adam_update(gp, gg, gm, gv, 0.9, 0.999, 1e-8, 0.99, 1e-3, rectified);
+    }
+    expect_close(p, gp, tolerance(dtype), "adam p");
+    expect_close(m, gm, tolerance(dtype), "adam m");
+    expect_close(v, gv, tolerance(dtype), "adam v");
+    Tensor buf = Tensor::empty({n}, dtype), gbuf = Tensor::empty({n}, dtype, kGpu), none;
+    for (bool first : {true, false}) {
+      host().sgd_update(p, g, buf, 0.1, 0.9, 0.01, first);
+      gpu().sgd_update(gp, gg, gbuf, 0.1, 0.9, 0.01, first);
+    }
+    host().sgd_update(p, g, none, 0.1, 0.0, 0.0, false);
+    gpu().sgd_update(gp, gg, none, 0.1, 0.0, 0.0, false);
+    expect_close(p, gp, tolerance(dtype), "sgd p");
+    expect_close(buf, gbuf, tolerance(dtype), "sgd buf");
+  }
+}
+
+TEST(CoreCudaKernels, ArangeAndIndexRangeAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64, DType::i64, DType::u8}) {
+    Tensor want = Tensor::empty({200}, dtype), got = Tensor::empty({200}, dtype, kGpu);
+    host().arange(want, 3, dtype == DType::u8 ? 1 : 0.5);
+    gpu().arange(got, 3, dtype == DType::u8 ? 1 : 0.5);
+    expect_close(want, got, tolerance(dtype), "arange");
+  }
+  // Nothing outside; several outside (the first is reported with its value); an empty index.
+  const Tensor index = ops::mul(inputs({300, 7}, DType::f64, 8), 10.0).to(DType::i64);  // 1 … 21
+  for (const auto& [low, high] : {std::pair<int64_t, int64_t>{0, 100}, {2, 20}, {5, 6}}) {
+    Tensor want = Tensor::empty({3}, DType::i64), got = Tensor::empty({3}, DType::i64, kGpu);
+    host().index_range(index, low, high, want);
+    gpu().index_range(index.to(kGpu), low, high, got);
+    expect_close(want, got, 0.0, "index_range");
+  }
+  Tensor got = Tensor::empty({3}, DType::i64, kGpu);
+  gpu().index_range(Tensor::empty({0}, DType::i64, kGpu), 0, 1, got);
+  EXPECT_EQ(got.cpu().to_vector<int64_t>(), (std::vector<int64_t>{0, -1, 0}));
+}
+
+// Random fills: the same generator state on both devices gives the same bits for uniforms (float32
+// and float64, [0, 1) as dropout draws and another range), consumes the same blocks, and normals agree
+// to a few float64 ulps (each device's sqrt/log/sin/cos). Sizes cover a partial last block.
+TEST(CoreCudaKernels, UniformFillsAreBitIdenticalToTheCpuAndNormalsAgree) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64})
+    for (const int64_t n : {int64_t(1), int64_t(7), int64_t(1) << 20 | 3})
+      for (const auto& [lo, hi] : {std::pair{0.0, 1.0}, std::pair{-2.5, 3.0}}) {
+        Generator cpu_gen(17, 3), gpu_gen(17, 3);
+        cpu_gen.set_state({17, 3, (uint64_t(1) << 32) - 5});
+        gpu_gen.set_state(cpu_gen.state());
+        const Tensor a = Tensor::uniform({n}, cpu_gen, lo, hi, dtype);
+        const Tensor b = Tensor::uniform({n}, gpu_gen, lo, hi, dtype, kGpu);
+        EXPECT_EQ(cpu_gen.state(), gpu_gen.state());
+        expect_close(a, b, 0.0, "uniform " + std::to_string(n));
+        const Tensor na = Tensor::normal({n}, cpu_gen, 0.5, 2.0, dtype);
+        const Tensor nb = Tensor::normal({n}, gpu_gen, 0.5, 2.0, dtype, kGpu);
+        expect_close(na, nb, dtype == DType::f32 ? 1e-6 : 1e-14, "normal " + std::to_string(n));
+      }
 }
 
 TEST(CoreCudaKernels, AKernelWithoutACudaVersionThrowsNamingIt) {

@@ -17,9 +17,11 @@
 #include <numeric>
 
 #include "core/ops.h"
+#include "core/philox.h"
 #include "core/rng.h"
 #include "core/threading.h"
 #include "tests/core/core_test_util.h"
+#include "tests/core/simd_targets.h"
 
 namespace lintra {
 namespace {
@@ -181,6 +183,48 @@ TEST(CoreRng, LargeFillsDoNotDependOnTheThreadCount) {
     }
   set_num_threads(before);
 }
+
+// core/philox.h's conversions (shared with the CUDA kernels) are rng.h's, at the ends and in between.
+TEST(CoreRng, SharedPhiloxConversionsAreTheHostOnes) {
+  Generator g(8);
+  for (int i = 0; i < 4096; ++i) {
+    const uint64_t x = i < 2 ? (i == 0 ? 0 : ~0ull) : g.next_u64();
+    ASSERT_EQ(philox::unit_float(uint32_t(x)), u32_to_unit_float(uint32_t(x))) << x;
+    ASSERT_EQ(philox::unit_double(x), u64_to_unit_double(x)) << x;
+  }
+  const philox::Words w = philox::block(5, 6, 7);
+  EXPECT_EQ(philox::pair(w, 1), (uint64_t(w.w[2]) << 32) | w.w[3]);
+}
+
+// The float32 uniform fill runs Philox on SIMD vectors (core/cpu/random.cpp): on every target, each
+// element must equal the scalar formula lo + span·u32_to_unit_float(word i % 4 of block first + i / 4),
+// exactly for [0, 1) (dropout's range) and within one float rounding of the sum's terms for another. Sizes
+// cover partial vectors and the partial last block; a start 3 blocks below 2^32 makes the low counter
+// word wrap inside a vector (its scalar path); 2^17 elements take the parallel path.
+class CoreRngSimd : public testing::SimdTargetTest {};
+
+TEST_P(CoreRngSimd, FloatUniformMatchesTheScalarFormulaOnEveryTarget) {
+  for (const uint64_t offset : {uint64_t(0), uint64_t(7), (uint64_t(1) << 32) - 3, (uint64_t(5) << 32) - 20})
+    for (const int64_t n : {int64_t(1), int64_t(3), int64_t(4), int64_t(37), int64_t(130), int64_t(1) << 17})
+      for (const auto& [lo, hi] : {std::pair{0.0, 1.0}, std::pair{-2.5, 3.0}}) {
+        Generator g(99, 4);
+        g.set_state({99, 4, offset});
+        const std::vector<float> got = Tensor::uniform({n}, g, lo, hi).to_vector<float>();
+        ASSERT_EQ(g.state().offset, offset + uint64_t((n + 3) / 4));
+        const float flo = float(lo), span = float(hi - lo);
+        for (int64_t i = 0; i < n; ++i) {
+          const float u = u32_to_unit_float(g.block(offset + uint64_t(i / 4))[size_t(i % 4)]);
+          if (lo == 0) {
+            ASSERT_EQ(got[size_t(i)], u) << "offset " << offset << " n " << n << " i " << i;
+          } else {
+            const double want = double(flo) + double(span * u);
+            ASSERT_NEAR(got[size_t(i)], want, 1.2e-7 * (std::abs(lo) + double(span * u)))
+                << "offset " << offset << " n " << n << " i " << i;
+          }
+        }
+      }
+}
+LINTRA_ON_EVERY_SIMD_TARGET(CoreRngSimd);
 
 }  // namespace
 }  // namespace lintra
