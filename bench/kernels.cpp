@@ -65,6 +65,47 @@ CaseResult batched_gemm_case(int64_t B, int64_t M, int64_t K, int64_t N, double 
           flops / t.b_seconds / 1e9, "loop of cblas_sgemm"};
 }
 
+// The LSTM recurrence of one direction, forward + backward (kernels::lstm_forward/backward: a GEMM per
+// step and the dispatched float32 cell), against its GEMMs alone as direct cblas_sgemm calls on the same
+// shapes: T × (B × H)·(H × 4H) forward, T × (B × 4H)·(4H × H) and one (4H × T·B)·(T·B × H) backward. The
+// ratio is the share of the time the GEMMs would take by themselves. GFLOP/s count those GEMMs.
+CaseResult lstm_case(int64_t B, int64_t T, int64_t H, double min_s) {
+  Generator gen(4);
+  const int64_t G = 4 * H;
+  Tensor xw = Tensor::uniform({B, T, G}, gen, -1, 1), w = Tensor::uniform({G, H}, gen, -0.1, 0.1);
+  Tensor bh = Tensor::uniform({G}, gen, -0.1, 0.1), gh = Tensor::uniform({B, T, H}, gen, -1, 1);
+  Tensor len = Tensor::full({B}, double(T), DType::i64);
+  Tensor h = Tensor::empty({B, T, H}), acts = Tensor::empty({T, B, G});
+  Tensor hs = Tensor::empty({T + 1, B, H}), cs = Tensor::empty({T + 1, B, H});
+  Tensor dxw = Tensor::empty({B, T, G}), dw = Tensor::empty({G, H}), db = Tensor::empty({G});
+  Tensor sa = Tensor::uniform({T * B, G}, gen, -1, 1), sb = Tensor::empty({T * B, G});
+  const auto& k = kernels::on(Device::cpu);
+  const float* wp = w.data<float>();
+  const float* hp = hs.data<float>();
+  const float* ap = sa.data<float>();
+  float* op = sb.data<float>();
+  float* dwp = dw.data<float>();
+  auto t = time_pair(
+      [&] {
+        k.lstm_forward(xw, w, bh, len, false, h, acts, hs, cs);
+        k.lstm_backward(gh, w, len, false, acts, hs, cs, dxw, dw, db);
+      },
+      [&] {
+        for (int64_t s = 0; s < T; ++s)  // h_{s−1} W_hhᵀ
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(B), int(G), int(H), 1.0f, hp + s * B * H, int(H),
+                      wp, int(H), 0.0f, op + s * B * G, int(G));
+        for (int64_t s = 0; s < T; ++s)  // ∂a_s W_hh
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(B), int(H), int(G), 1.0f, ap + s * B * G, int(G),
+                      wp, int(H), 0.0f, op + s * B * H, int(H));
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(G), int(H), int(T * B), 1.0f, ap, int(G), hp, int(H),
+                    0.0f, dwp, int(H));
+      },
+      min_s);
+  const double flops = 3.0 * 2.0 * double(T) * double(B) * double(H) * double(G);
+  return {fmt::format("lstm_fwd_bwd_{}x{}x{}", B, T, H), "GFLOP/s", flops / t.a_seconds / 1e9,
+          flops / t.b_seconds / 1e9, "its GEMMs via cblas_sgemm"};
+}
+
 // Row and elementwise kernels against memcpy, in bytes moved per second (reads + writes; memcpy's
 // rate counts its read and its write). The row kernels and the transcendental unary ops dispatch
 // through Highway (core/simd.h), so --simd-target measures each of their paths.
@@ -182,14 +223,16 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       [&] { return memory_case("softplus_backward", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("uniform", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("dropout_mask", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return lstm_case(8, 200, 256, opt.min_seconds); },
   };
   static const char* names[] = {"matmul_6272x256x256", "matmul_6272x256x1024", "matmul_6272x1024x256",
                                 "batched_matmul_64x784x32x784", "add_16M_f32", "softmax_rows_16M_f32",
                                 "softmax_fwd_bwd_6M_f32", "layer_norm_fwd_bwd_4M_f32",
                                 "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
                                 "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
-                                "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32"};
-  static_assert(std::size(names) == 19);
+                                "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32",
+                                "lstm_fwd_bwd_8x200x256"};
+  static_assert(std::size(names) == 20);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;

@@ -22,9 +22,74 @@
 // plus O(T·B·H) transcendental functions; the forward saves O(T·B·H): the activations (T, B, 4H) and
 // the states h, c (T + 1, B, H), step-major so that every step's rows are one contiguous (B × ·)
 // matrix. tanh(c_s) is recomputed in the backward rather than saved. All GEMMs go through
-// cpu::matmul (BLAS); the loops are serial (B·H per step is too little work to share between threads)
-// and written so that GCC vectorises them (tanh_f32 below); accumulation is in the input dtype in a
-// fixed order.
+// cpu::matmul (BLAS); the loops are serial (B·H per step is too little work to share between threads).
+// The float32 cell (the gates' σ and tanh, the state update; forward and backward) is written once over
+// Highway's vector ops and dispatched at run time to the best target the CPU has (SSSE3 … AVX-512,
+// scalar as the fallback; cpu/vec_math-inl.h's σ by the scalar kernels' exp, Highway's tanh, 4 ulp);
+// float64 (gradient checks) keeps the scalar loops with libm. Per row of H: ≈ 5·H/L σ/tanh vectors of
+// ≈ 25 ops forward, ≈ 2·H/L tanh plus ≈ 20 multiply-adds backward. Accumulation is in the input dtype
+// in a fixed order.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "core/cpu/lstm.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "core/cpu/vec_math-inl.h"
+
+// --- per-target parts: the float32 cell ------------------------------------------------------------
+HWY_BEFORE_NAMESPACE();
+namespace lintra::kernels::cpu::HWY_NAMESPACE {
+
+// a (4H) += xw + b_hh; acts = [σ(a_i), σ(a_f), tanh(a_g), σ(a_o)]; c = f⊙c_prev + i⊙g; h = o⊙tanh(c).
+void LstmCellForwardF32(float* a, const float* xw, const float* bias, float* acts, const float* c_prev, float* c,
+                        float* h, int64_t H) {
+  const hn::ScalableTag<float> d;
+  const int64_t L = int64_t(hn::Lanes(d));
+  for (int64_t gate = 0; gate < 4; ++gate) {
+    for (int64_t j = 0; j < H; j += L) {
+      const int64_t n = std::min(L, H - j), k = gate * H + j;
+      const auto v = hn::Add(load_at(d, a, k, n), hn::Add(load_at(d, xw, k, n), load_at(d, bias, k, n)));
+      store_at(d, v, a, k, n);
+      store_at(d, gate == 2 ? tanh_v(d, v) : sigmoid_v(d, v), acts, k, n);
+    }
+  }
+  for (int64_t j = 0; j < H; j += L) {
+    const int64_t n = std::min(L, H - j);
+    const auto i = load_at(d, acts, j, n), f = load_at(d, acts, H + j, n);
+    const auto g = load_at(d, acts, 2 * H + j, n), o = load_at(d, acts, 3 * H + j, n);
+    const auto cj = hn::MulAdd(f, load_at(d, c_prev, j, n), hn::Mul(i, g));
+    store_at(d, cj, c, j, n);
+    store_at(d, hn::Mul(o, tanh_v(d, cj)), h, j, n);
+  }
+}
+
+// ∂a (4H) from the step's activations, c, c_prev, the output gradient go and the carried δh, δc;
+// δc becomes its value for the previous step.
+void LstmCellBackwardF32(const float* acts, const float* c, const float* c_prev, const float* go, const float* dh,
+                         float* dc, float* da, int64_t H) {
+  const hn::ScalableTag<float> d;
+  const int64_t L = int64_t(hn::Lanes(d));
+  const auto one = hn::Set(d, 1.0f);
+  for (int64_t j = 0; j < H; j += L) {
+    const int64_t n = std::min(L, H - j);
+    const auto i = load_at(d, acts, j, n), f = load_at(d, acts, H + j, n);
+    const auto g = load_at(d, acts, 2 * H + j, n), o = load_at(d, acts, 3 * H + j, n);
+    const auto dhj = hn::Add(load_at(d, dh, j, n), load_at(d, go, j, n));
+    const auto tc = tanh_v(d, load_at(d, c, j, n));
+    const auto dcj = hn::MulAdd(hn::Mul(dhj, o), hn::NegMulAdd(tc, tc, one), load_at(d, dc, j, n));
+    store_at(d, hn::Mul(hn::Mul(dcj, g), hn::Mul(i, hn::Sub(one, i))), da, j, n);
+    store_at(d, hn::Mul(hn::Mul(dcj, load_at(d, c_prev, j, n)), hn::Mul(f, hn::Sub(one, f))), da, H + j, n);
+    store_at(d, hn::Mul(hn::Mul(dcj, i), hn::NegMulAdd(g, g, one)), da, 2 * H + j, n);
+    store_at(d, hn::Mul(hn::Mul(dhj, tc), hn::Mul(o, hn::Sub(one, o))), da, 3 * H + j, n);
+    store_at(d, hn::Mul(dcj, f), dc, j, n);
+  }
+}
+
+}  // namespace lintra::kernels::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+// --- the kernels ---------------------------------------------------------------------------------------
+#if HWY_ONCE
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -34,25 +99,10 @@
 
 namespace lintra::kernels::cpu {
 
+HWY_EXPORT(LstmCellForwardF32);
+HWY_EXPORT(LstmCellBackwardF32);
+
 namespace {
-
-// tanh for float32 that the compiler can vectorise (scalar::exp_f32, no libm call: libm's tanhf, one
-// call per element, took a third of the fused LSTM's time). For |x| ≥ 1/4, tanh|x| = (1 − e)/(1 + e)
-// with e = e^{−2|x|}: the cancellation in 1 − e amplifies exp's error by e/(1 − e) ≤ 1.6 there. Below
-// 1/4, the odd Taylor series to x⁹, whose first omitted term (1382/155925·x¹¹) is < 1e-8·|x|. Within
-// 2.6 ulp of the exact tanh over all floats (checked exhaustively on [−12, 12]); odd by copysign.
-inline float tanh_f32(float x) {
-  const float ax = std::fabs(x);
-  const float e = scalar::exp_f32(-2.0f * ax);
-  const float big = (1.0f - e) / (1.0f + e);
-  const float x2 = ax * ax;
-  const float small =
-      ax + ax * x2 * (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 + x2 * (62.0f / 2835))));
-  return std::copysign(ax < 0.25f ? small : big, x);
-}
-
-template <typename S> inline S tanh_of(S x) { return std::tanh(x); }
-template <> inline float tanh_of<float>(float x) { return tanh_f32(x); }
 
 int64_t max_length(const std::vector<int64_t>& len) {
   int64_t m = 0;
@@ -63,33 +113,33 @@ int64_t max_length(const std::vector<int64_t>& len) {
 // The frame that step s of sequence b (s < T_b) reads and writes.
 inline int64_t frame_of(int64_t s, int64_t T_b, bool reverse) { return reverse ? T_b - 1 - s : s; }
 
-// One sequence's step, one row of H (gates of 4H): separate functions because GCC vectorises a loop
-// over several arrays only when their restrict qualifiers sit on function parameters.
+// One sequence's step, one row of H (gates of 4H): float32 on the dispatched vector path, float64 in
+// the scalar loops below (the same formulas).
 
 // a (4H) += xw + b_hh; acts = [σ(a_i), σ(a_f), tanh(a_g), σ(a_o)]; c = f⊙c_prev + i⊙g; h = o⊙tanh(c).
 template <typename S>
-void cell_forward(S* __restrict a, const S* __restrict xw, const S* __restrict bias, S* __restrict acts,
+void cell_forward_scalar(S* __restrict a, const S* __restrict xw, const S* __restrict bias, S* __restrict acts,
                   const S* __restrict c_prev, S* __restrict c, S* __restrict h, int64_t H) {
   for (int64_t k = 0; k < 4 * H; ++k) a[k] += xw[k] + bias[k];
   for (int64_t k = 0; k < 2 * H; ++k) acts[k] = scalar::sigmoid<S>(a[k]);  // i, f
-  for (int64_t k = 2 * H; k < 3 * H; ++k) acts[k] = tanh_of<S>(a[k]);     // g
+  for (int64_t k = 2 * H; k < 3 * H; ++k) acts[k] = std::tanh(a[k]);     // g
   for (int64_t k = 3 * H; k < 4 * H; ++k) acts[k] = scalar::sigmoid<S>(a[k]);  // o
   for (int64_t j = 0; j < H; ++j) {
     const S cj = acts[H + j] * c_prev[j] + acts[j] * acts[2 * H + j];
     c[j] = cj;
-    h[j] = acts[3 * H + j] * tanh_of<S>(cj);
+    h[j] = acts[3 * H + j] * std::tanh(cj);
   }
 }
 
 // From the step's activations, its cell states c and c_prev, the output gradient go and the carried
 // δh, δc: writes ∂a (4H) and replaces δc by its value for the previous step (δh is left as it is).
 template <typename S>
-void cell_backward(const S* __restrict acts, const S* __restrict c, const S* __restrict c_prev,
+void cell_backward_scalar(const S* __restrict acts, const S* __restrict c, const S* __restrict c_prev,
                    const S* __restrict go, const S* __restrict dh, S* __restrict dc, S* __restrict da, int64_t H) {
   for (int64_t j = 0; j < H; ++j) {
     const S i = acts[j], f = acts[H + j], g = acts[2 * H + j], o = acts[3 * H + j];
     const S dhj = dh[j] + go[j];
-    const S tc = tanh_of<S>(c[j]);
+    const S tc = std::tanh(c[j]);
     const S dcj = dc[j] + dhj * o * (S(1) - tc * tc);
     da[j] = dcj * g * i * (S(1) - i);
     da[H + j] = dcj * c_prev[j] * f * (S(1) - f);
@@ -97,6 +147,18 @@ void cell_backward(const S* __restrict acts, const S* __restrict c, const S* __r
     da[3 * H + j] = dhj * tc * o * (S(1) - o);
     dc[j] = dcj * f;
   }
+}
+
+template <typename S>
+void cell_forward(S* a, const S* xw, const S* bias, S* acts, const S* c_prev, S* c, S* h, int64_t H) {
+  if constexpr (std::is_same_v<S, float>) HWY_DYNAMIC_DISPATCH(LstmCellForwardF32)(a, xw, bias, acts, c_prev, c, h, H);
+  else cell_forward_scalar<S>(a, xw, bias, acts, c_prev, c, h, H);
+}
+
+template <typename S>
+void cell_backward(const S* acts, const S* c, const S* c_prev, const S* go, const S* dh, S* dc, S* da, int64_t H) {
+  if constexpr (std::is_same_v<S, float>) HWY_DYNAMIC_DISPATCH(LstmCellBackwardF32)(acts, c, c_prev, go, dh, dc, da, H);
+  else cell_backward_scalar<S>(acts, c, c_prev, go, dh, dc, da, H);
 }
 
 template <typename S>
@@ -213,3 +275,4 @@ void lstm_backward(const Tensor& grad_h, const Tensor& w_hh, const Tensor& lengt
 }
 
 }  // namespace lintra::kernels::cpu
+#endif  // HWY_ONCE

@@ -46,10 +46,7 @@ using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
 HWY_INLINE V keep_nan(V x, V y) { return hn::IfThenElse(hn::IsNaN(x), x, y); }
-HWY_INLINE V sigmoid(D d, V x) {  // 1 / (1 + e^{−x})
-  const V one = hn::Set(d, 1.0f);
-  return hn::Div(one, hn::Add(one, exp_bounded(d, hn::Neg(x))));  // clamped as scalar::exp_f32
-}
+HWY_INLINE V sigmoid(D d, V x) { return sigmoid_v(d, x); }  // clamped as scalar::exp_f32
 HWY_INLINE V log1p_exp_neg_abs(D d, V x) {  // log1p(e^{−|x|}): Highway's Log1p is valid on [0, 1]
   return hn::Log1p(d, exp_bounded(d, hn::Neg(hn::Abs(x))));
 }
@@ -64,7 +61,7 @@ template <> struct VecForm<op::Log> {
   static V fast(D d, V x, V, V) { return log_full(d, x); }
 };
 template <> struct VecForm<op::Tanh> {
-  static V fast(D d, V x, V, V) { return keep_nan(x, hn::Tanh(d, x)); }
+  static V fast(D d, V x, V, V) { return tanh_v(d, x); }
 };
 template <> struct VecForm<op::Sigmoid> {
   static V fast(D d, V x, V, V) { return sigmoid(d, x); }

@@ -12,7 +12,8 @@
 //                                ≈ 2 ulp), float64 by Highway's Exp (1 ulp);
 //   exp_full(d, x)               eˣ for every x: exp_bounded made total (overflow gives +inf; Highway's
 //                                own Exp maps NaN to 0 and wraps above its valid range);
-//   log_full(d, x)               log x (4 ulp) with log 0 = −inf, log of x < 0 or NaN = NaN, log +inf = +inf.
+//   log_full(d, x)               log x (4 ulp) with log 0 = −inf, log of x < 0 or NaN = NaN, log +inf = +inf;
+//   sigmoid_v(d, x), tanh_v(d, x) σ x = 1/(1 + e^{−x}) by exp_bounded, tanh x by Highway's Tanh; NaN kept.
 // Cost: exp about 17–22 vector ops per vector (range reduction, a degree-6 polynomial, scale by
 // 2ⁿ, NaN and overflow blends); log about 25.
 
@@ -104,6 +105,17 @@ template <class D> HWY_INLINE hn::Vec<D> exp_full(D d, hn::Vec<D> x) {
     }
     return y;
   }
+}
+
+// σ(x) = 1 / (1 + e^{−x}) with exp_bounded's clamp (as scalar::sigmoid's exp_f32), NaN kept.
+template <class D> HWY_INLINE hn::Vec<D> sigmoid_v(D d, hn::Vec<D> x) {
+  const hn::Vec<D> one = hn::Set(d, hn::TFromD<D>(1));
+  return hn::Div(one, hn::Add(one, exp_bounded(d, hn::Neg(x))));
+}
+
+// tanh x by Highway's Tanh (float32 about 4 ulp), NaN kept (Highway's maps it elsewhere).
+template <class D> HWY_INLINE hn::Vec<D> tanh_v(D d, hn::Vec<D> x) {
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x));
 }
 
 template <class D> HWY_INLINE hn::Vec<D> log_full(D d, hn::Vec<D> x) {

@@ -2,7 +2,9 @@
 // masked_softmax_forward (softmax among allowed keys; 0 on masked keys and empty rows), lsh_plan (reformer's
 // round plan: a counting sort against std::stable_sort, windows and masks from the definition),
 // sample_mol (the mixture-of-logistics sampler) and ctc_loss (forward–backward against the sum over every
-// path), each with inputs in several layouts and both float dtypes; bad targets come back as status.
+// path), each with inputs in several layouts and both float dtypes; bad targets come back as status; and
+// the LSTM recurrence's float32 cell (Highway, dispatched) on every SIMD target against the float64 scalar
+// path on the same inputs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "core/reference/reference.h"
 #include "core/rng.h"
 #include "tests/core/core_test_util.h"
+#include "tests/core/simd_targets.h"
 
 namespace lintra {
 namespace {
@@ -104,6 +107,43 @@ TEST(CoreModelKernels, CtcBadTargetsComeBackAsStatus) {
   // sequence 0: label 3 ≥ C at target 1; sequence 1: 2 2 2 needs 5 frames (2 repeats); sequence 2 is fine.
   EXPECT_EQ(r.status.to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 3, 2, 2, 0, 0, 0, 0}));
 }
+
+// The float32 LSTM kernels (their cell on the forced SIMD target) against the float64 ones (scalar
+// loops, libm) on the same values: H = 13 leaves partial vectors on every target, H = 16 none; one
+// sequence shorter than T, one empty; both directions. Tolerance 2e-5 relative to max(1, |value|):
+// float32 rounding over T = 6 steps of the recurrence (the gradients sum over them).
+class CoreLstmSimd : public testing::SimdTargetTest {};
+
+TEST_P(CoreLstmSimd, FloatCellMatchesTheFloat64Path) {
+  Generator gen(31);
+  for (const int64_t H : {int64_t(13), int64_t(16)})
+    for (const bool reverse : {false, true}) {
+      const int64_t B = 3, T = 6, G = 4 * H;
+      const Tensor xw = Tensor::uniform({B, T, G}, gen, -2, 2, DType::f64);
+      const Tensor w = Tensor::uniform({G, H}, gen, -0.5, 0.5, DType::f64);
+      const Tensor bh = Tensor::uniform({G}, gen, -0.5, 0.5, DType::f64);
+      const Tensor gh = Tensor::uniform({B, T, H}, gen, -1, 1, DType::f64);
+      const Tensor len = Tensor::from_vector(std::vector<int64_t>{6, 4, 0}, {3});
+      auto run = [&](DType dt) {
+        const auto& k = kernels::on(Device::cpu);
+        Tensor h = Tensor::empty({B, T, H}, dt), acts = Tensor::empty({T, B, G}, dt);
+        Tensor hs = Tensor::empty({T + 1, B, H}, dt), cs = Tensor::empty({T + 1, B, H}, dt);
+        k.lstm_forward(xw.to(dt), w.to(dt), bh.to(dt), len, reverse, h, acts, hs, cs);
+        Tensor dxw = Tensor::empty({B, T, G}, dt), dw = Tensor::empty({G, H}, dt), db = Tensor::empty({G}, dt);
+        k.lstm_backward(gh.to(dt), w.to(dt), len, reverse, acts, hs, cs, dxw, dw, db);
+        return std::vector<Tensor>{h, acts, hs, cs, dxw, dw, db};
+      };
+      const std::vector<Tensor> f = run(DType::f32), d = run(DType::f64);
+      const char* names[] = {"h", "acts", "hs", "cs", "dxw", "dw_hh", "db_hh"};
+      for (size_t i = 0; i < f.size(); ++i) {
+        const Tensor diff = ops::abs(ops::sub(f[i].to(DType::f64), d[i]));
+        const Tensor scale = ops::clamp(ops::abs(d[i]), 1.0, INFINITY);
+        EXPECT_LE(ops::amax(ops::div(diff, scale)).item(), 2e-5)
+            << names[i] << " H " << H << (reverse ? " reverse" : "");
+      }
+    }
+}
+LINTRA_ON_EVERY_SIMD_TARGET(CoreLstmSimd);
 
 }  // namespace
 }  // namespace lintra
