@@ -148,6 +148,12 @@ MemoryWork memory_work(const std::string& name, const Tensor& x, const Tensor& y
     Tensor rows = x.view({n / 784, 784}), g = y.view({n / 784, 784});
     return {[rows, g] { (void)ops::softmax_backward(ops::softmax(rows, -1), g, -1, false); }, 5 * nb};
   }
+  if (name == "masked_softmax_causal") {  // softmax attention's causal rows: (n/784², 784, 784), mask j ≤ i
+    Tensor rows = x.view({n / (784 * 784), 784, 784});
+    Tensor pos = Tensor::arange(784, DType::f32);
+    Tensor allowed = ops::le(pos.view({1, 784}), pos.view({784, 1}));
+    return {[rows, allowed] { (void)ops::masked_softmax(rows, allowed); }, 2 * nb};
+  }
   if (name == "layer_norm_fwd_bwd") {  // rows of 256 (the paper's d_model), forward then backward
     Tensor rows = x.view({n / 256, 256}), g = y.view({n / 256, 256});
     Tensor gamma = Tensor::ones({256}), beta = Tensor::zeros({256});
@@ -223,6 +229,7 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       [&] { return memory_case("softplus_backward", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("uniform", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("dropout_mask", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return memory_case("masked_softmax_causal", int64_t(784) * 784 * 8, opt.min_seconds); },
       [&] { return lstm_case(8, 200, 256, opt.min_seconds); },
   };
   static const char* names[] = {"matmul_6272x256x256", "matmul_6272x256x1024", "matmul_6272x1024x256",
@@ -231,8 +238,8 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                                 "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
                                 "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
                                 "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32",
-                                "lstm_fwd_bwd_8x200x256"};
-  static_assert(std::size(names) == 20);
+                                "masked_softmax_causal_4M_f32", "lstm_fwd_bwd_8x200x256"};
+  static_assert(std::size(names) == 21);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;

@@ -2,7 +2,8 @@
 // masked_softmax_forward (softmax among allowed keys; 0 on masked keys and empty rows), lsh_plan (reformer's
 // round plan: a counting sort against std::stable_sort, windows and masks from the definition),
 // sample_mol (the mixture-of-logistics sampler) and ctc_loss (forward–backward against the sum over every
-// path), each with inputs in several layouts and both float dtypes; bad targets come back as status; and
+// path), each with inputs in several layouts and both float dtypes; bad targets come back as status; the
+// float32 masked softmax on every SIMD target; and
 // the LSTM recurrence's float32 cell (Highway, dispatched) on every SIMD target against the float64 scalar
 // path on the same inputs.
 #include <gtest/gtest.h>
@@ -107,6 +108,34 @@ TEST(CoreModelKernels, CtcBadTargetsComeBackAsStatus) {
   // sequence 0: label 3 ≥ C at target 1; sequence 1: 2 2 2 needs 5 frames (2 repeats); sequence 2 is fine.
   EXPECT_EQ(r.status.to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 3, 2, 2, 0, 0, 0, 0}));
 }
+
+// The float32 rows with a contiguous mask row run on Highway (cpu/masked_softmax.cpp): on every target,
+// rows of 1 … 784 keys (partial vectors), a row with nothing allowed, one whose allowed logits are all
+// −inf (0/0: NaN, as the scalar path), and a transposed mask (strided rows: the scalar path), against the
+// float64 reference.
+class CoreMaskedSoftmaxSimd : public testing::SimdTargetTest {};
+
+TEST_P(CoreMaskedSoftmaxSimd, MatchesReferenceOnEveryTarget) {
+  Generator gen(7);
+  for (const int64_t S : {int64_t(1), int64_t(7), int64_t(8), int64_t(19), int64_t(784)}) {
+    const Tensor x = Tensor::uniform({3, 5, S}, gen, -6, 6);
+    Tensor allowed = ops::gt(Tensor::uniform({3, 1, S}, gen), 0.3);
+    allowed.select(0, 2).zero_();
+    const Tensor y = ops::masked_softmax(x, allowed);
+    EXPECT_LE(ops::max_abs_diff(y.to(DType::f64), reference::masked_softmax(x, allowed)), 1e-6) << "S " << S;
+    EXPECT_EQ(ops::max_abs_diff(y.select(0, 2), Tensor::zeros({5, S})), 0.0) << "S " << S;
+    const Tensor square = Tensor::uniform({S, S}, gen, -3, 3);
+    const Tensor mask_t = ops::gt(Tensor::uniform({S, S}, gen), 0.5).transpose(0, 1);  // rows strided
+    EXPECT_LE(ops::max_abs_diff(ops::masked_softmax(square, mask_t).to(DType::f64),
+                                reference::masked_softmax(square, mask_t)),
+              1e-6)
+        << "S " << S << " transposed mask";
+  }
+  Tensor minus_inf = Tensor::full({2, 9}, -INFINITY);
+  const Tensor y = ops::masked_softmax(minus_inf, Tensor::ones({9}, kBool));
+  EXPECT_TRUE(std::isnan(y.at({1, 4})));
+}
+LINTRA_ON_EVERY_SIMD_TARGET(CoreMaskedSoftmaxSimd);
 
 // The float32 LSTM kernels (their cell on the forced SIMD target) against the float64 ones (scalar
 // loops, libm) on the same values: H = 13 leaves partial vectors on every target, H = 16 none; one
