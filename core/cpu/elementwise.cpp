@@ -3,10 +3,13 @@
 // The maps run the formulas of the op lists (core/unary_ops.h, core/binary_ops.h): op.visit picks the
 // op's struct once per call, and its formula is inlined into the loop. Contiguous float32 runs of the
 // ops that have a vector form (cpu/unary_simd.cpp: exp, log, tanh, σ, softplus, log σ, elu) take that
-// Highway path instead, dispatched to the CPU's best SIMD target; everything else falls back here.
+// Highway path instead, dispatched to the CPU's best SIMD target, and so do float32 rows of the
+// arithmetic binary ops whose operands are contiguous along the row, the right one possibly broadcast
+// (cpu/binary_simd.cpp); everything else falls back here.
 #include <cmath>
 #include <cstring>
 
+#include "core/cpu/binary_simd.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/unary_simd.h"
 #include "core/kernels.h"
@@ -216,11 +219,37 @@ void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& x, const Tenso
 
 // --- binary ----------------------------------------------------------------------------------------
 
+namespace {
+
+// The float32 rows of an arithmetic op: the Highway row where out runs contiguously and each operand
+// either does or is one value along the row, the scalar formula otherwise.
+template <class Op> void binary_f32_rows(const Tensor& a, const Tensor& b, Tensor& out) {
+  const float* ap = cptr<float>(a);
+  const float* bp = cptr<float>(b);
+  float* op_ = mptr<float>(out);
+  for_each_row<3>(out.shape(),
+                  {bstrides(a.shape(), a.strides(), out.shape()), bstrides(b.shape(), b.strides(), out.shape()),
+                   out.strides()},
+                  [&](const std::array<int64_t, 3>& off, int64_t n, const std::array<int64_t, 3>& st) {
+                    if (st[2] == 1 && (st[0] == 1 || st[0] == 0) && (st[1] == 1 || st[1] == 0)) {
+                      binary_row_simd_f32(binary_vector_code<Op>(), ap + off[0], st[0], bp + off[1], st[1],
+                                          op_ + off[2], n);
+                      return;
+                    }
+                    for (int64_t i = 0; i < n; ++i)
+                      op_[off[2] + i * st[2]] = Op::fast(ap[off[0] + i * st[0]], bp[off[1] + i * st[1]]);
+                  });
+}
+
+}  // namespace
+
 void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   op.visit([&]<class Op>() {
     dispatch_all(a.dtype(), Op::name, [&]<typename T>() {
       if constexpr (!op::binary_defined_on<Op, T>) {
         not_defined<Op>(a.dtype());
+      } else if constexpr (std::is_same_v<T, float> && binary_vector_code<Op>() >= 0) {
+        binary_f32_rows<Op>(a, b, out);
       } else if constexpr (op::is_comparison<Op>) {
         map2<T, uint8_t>(a, b, out, [](T x, T y) { return uint8_t(Op::fast(x, y)); });
       } else {

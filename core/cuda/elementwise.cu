@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "core/cuda/elementwise.h"
+#include "core/cuda/offsets.cuh"
 #include "core/cuda/runtime.h"
 
 namespace lintra::cuda {
@@ -20,30 +21,6 @@ namespace {
 void check_launch(int device, const char* what) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
-
-// The strides of N operands over the output's shape.
-template <int N> struct Strides {
-  int64_t s[N][kMaxDims];
-};
-
-template <int N> Strides<N> strides_of(const int64_t* const (&each)[N]) {
-  Strides<N> st{};
-  for (int k = 0; k < N; ++k)
-    for (int d = 0; d < kMaxDims; ++d) st.s[k][d] = each[k][d];
-  return st;
-}
-
-// Element offsets of flat output index i in each of the N operands.
-template <int N> __device__ inline void element_offsets(const Shape& shape, const Strides<N>& st, int64_t i,
-                                                        int64_t (&off)[N]) {
-  for (int k = 0; k < N; ++k) off[k] = 0;
-  for (int d = shape.ndim - 1; d >= 0; --d) {
-    const int64_t size = shape.sizes[d];
-    const int64_t c = i % size;
-    i /= size;
-    for (int k = 0; k < N; ++k) off[k] += c * st.s[k][d];
-  }
 }
 
 template <int N, class F> __global__ void map_kernel(Shape shape, Strides<N> st, F f) {

@@ -1,24 +1,35 @@
 // cuda/kernel_table.cpp — the CUDA device's kernel table (core/kernels.h), host code (g++).
 //
-// On the GPU so far: copy (with casts and broadcasting), fill, unary, unary_backward, binary and where
-// (the CPU's scalar formulas, cuda/elementwise.cu); the Adam/RAdam and SGD updates, arange and the
-// index range check (cuda/updates.cu); reduce, sum_squares, softmax and layer norm forward and
-// backward (cuda/rows.cu), uniform and normal fills (the CPU's Philox streams, cuda/random.cu) and
-// matmul (cuBLAS, cuda/matmul.cpp). Every other entry
-// is not_on_cuda<&KernelTable::name>, which throws naming the kernel: a model on cuda:N runs until its
-// first kernel that has no CUDA version yet, and says which (issue 15.2 lists what is to come).
+// Every kernel of the list has a CUDA version: copy (with casts and broadcasting), fill, unary,
+// unary_backward, binary and where (the CPU's scalar formulas, cuda/elementwise.cu); the Adam/RAdam and
+// SGD updates, arange and the index range check (cuda/updates.cu); index_select, gather, scatter_add and
+// index_add (cuda/index.cu, the adds atomic); the causal linear product and its backward
+// (cuda/causal_product.cu); reduce, arg_reduce, cumsum, sum_squares, softmax, the masked softmax and
+// layer norm forward and backward (cuda/rows.cu); sort (CUB, cuda/sort.cu); uniform and normal fills
+// (the CPU's Philox streams, cuda/random.cu); the mixture-of-logistics sampler
+// (cuda/mixture_of_logistics.cu); CTC (cuda/ctc.cu); reformer's round plan (cuda/lsh_plan.cu); the LSTM
+// recurrence (a cell kernel per step between cuBLAS GEMMs, cuda/lstm.cu and lstm_steps.cpp); and matmul
+// (cuBLAS, cuda/matmul.cpp). The table's designated initializers leave none out (a missing one does not
+// compile).
 //
 // The entries here turn Tensors into the launchers' plain descriptions (cuda::Shape, Operand, Target:
 // each operand's strides over the output's shape, 0 where it broadcasts).
 #include <algorithm>
-#include <string_view>
+#include <vector>
 
+#include "core/cuda/causal_product.h"
+#include "core/cuda/ctc.h"
 #include "core/cuda/elementwise.h"
+#include "core/cuda/index.h"
+#include "core/cuda/lsh_plan.h"
+#include "core/cuda/mixture_of_logistics.h"
 #include "core/cuda/random.h"
 #include "core/cuda/rows.h"
+#include "core/cuda/sort.h"
 #include "core/cuda/table.h"
 #include "core/cuda/updates.h"
 #include "core/kernel_access.h"
+#include "core/ops.h"
 #include "core/rng.h"
 
 namespace lintra::kernels::cuda_backend {
@@ -195,23 +206,182 @@ void normal(Tensor& out, Generator& gen, double mean, double std) {
                        gen.state().seed, mean, std);
 }
 
-// "softmax_forward" from g++'s "… [with auto member = &lintra::kernels::KernelTable::softmax_forward; …]".
-template <auto member> std::string_view kernel_name() {
-  std::string_view f = __PRETTY_FUNCTION__;
-  const size_t at = f.find("KernelTable::");
-  if (at == std::string_view::npos) return f;
-  f = f.substr(at + 13);
-  return f.substr(0, f.find_first_of(";]"));
+// --- index kernels (cuda/index.h) -------------------------------------------------------------------
+
+// (outer, size of dim, inner) of a shape.
+void split_dims(const Shape& s, int64_t dim, int64_t& outer, int64_t& n, int64_t& inner) {
+  outer = inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= s[size_t(d)];
+  for (size_t d = size_t(dim) + 1; d < s.size(); ++d) inner *= s[d];
+  n = s[size_t(dim)];
 }
 
-template <auto member, class Signature = kernel_function<member>> struct NotOnCuda;
-template <auto member, class R, class... Args> struct NotOnCuda<member, R(Args...)> {
-  static R run(Args...) {
-    LINTRA_FAIL("kernel {} has no CUDA version yet (core/cuda/kernel_table.cpp; issue 15.2): run this on the CPU",
-                kernel_name<member>());
-  }
-};
-template <auto member> inline constexpr kernel_function<member>* not_on_cuda = &NotOnCuda<member>::run;
+// t's own strides (same rank as the shape it is walked over), `dim`'s set to 0.
+template <class Described> Described with_dim_zeroed(const Tensor& t, int64_t dim) {
+  Described o{};
+  o.data = KernelAccess::data(t);
+  for (int64_t d = 0; d < t.dim(); ++d) o.strides[d] = d == dim ? 0 : t.stride(d);
+  return o;
+}
+
+void index_select(const Tensor& x_in, int64_t dim, const Tensor& index_in, Tensor& out) {
+  const Tensor x = x_in.contiguous(), index = index_in.contiguous();
+  LINTRA_CHECK(out.is_contiguous(), "index_select: the output must be contiguous, got {}", out.describe());
+  int64_t outer, n, inner;
+  split_dims(x.shape(), dim, outer, n, inner);
+  lintra::cuda::index_select(device_of(out), elem(x.dtype()), KernelAccess::data(x), outer, n, inner,
+                             static_cast<const int64_t*>(KernelAccess::data(index)), index.numel(),
+                             KernelAccess::data(out));
+}
+
+void gather(const Tensor& x, int64_t dim, const Tensor& index, Tensor& out) {
+  lintra::cuda::gather(device_of(out), elem(x.dtype()), shape_of(out), with_dim_zeroed<lintra::cuda::Operand>(x, dim),
+                       x.stride(dim), described<lintra::cuda::Operand>(index, out.shape()), target(out));
+}
+
+void scatter_add(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  lintra::cuda::Operand s{};
+  s.data = KernelAccess::data(src);
+  for (int64_t d = 0; d < src.dim(); ++d) s.strides[d] = src.stride(d);
+  lintra::cuda::scatter_add(device_of(out), elem(out.dtype()), shape_of(index),
+                            with_dim_zeroed<lintra::cuda::Target>(out, dim), out.stride(dim),
+                            described<lintra::cuda::Operand>(index, index.shape()), s);
+}
+
+void index_add(Tensor& out, int64_t dim, const Tensor& index_in, const Tensor& src_in) {
+  const Tensor index = index_in.contiguous(), src = src_in.contiguous();
+  LINTRA_CHECK(out.is_contiguous(), "index_add: the output must be contiguous, got {}", out.describe());
+  int64_t outer, n, inner;
+  split_dims(out.shape(), dim, outer, n, inner);
+  lintra::cuda::index_add(device_of(out), elem(out.dtype()), KernelAccess::data(out), outer, n, inner,
+                          static_cast<const int64_t*>(KernelAccess::data(index)), index.numel(),
+                          KernelAccess::data(src));
+}
+
+// --- the causal linear product (cuda/causal_product.h) ----------------------------------------------
+
+// out = the (reverse) product of a, b, c (B, H, N, ·) on the device: contiguous copies in, the result
+// into out (through a contiguous temporary when out is a strided view).
+void causal(const Tensor& a_in, const Tensor& b_in, const Tensor& c_in, bool reverse, Tensor& out) {
+  const Tensor a = a_in.contiguous(), b = b_in.contiguous(), c = c_in.contiguous();
+  const int64_t BH = a.size(0) * a.size(1), N = a.size(2), Dk = a.size(3), Dc = c.size(3);
+  const lintra::cuda::Elem type = elem(a.dtype());
+  const int64_t C = lintra::cuda::causal_product_chunk(type, Dk, Dc);
+  LINTRA_CHECK(C > 0, "causal_product on {}: heads of {} × {} do not fit one block's shared memory (at most 64 × 64)",
+               out.device().str(), Dk, Dc);
+  Tensor o = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype(), out.device());
+  Tensor scratch = Tensor::empty({std::max<int64_t>(1, BH * ((N + C - 1) / C) * Dk * Dc)}, a.dtype(), a.device());
+  lintra::cuda::causal_product(device_of(out), type, KernelAccess::data(a), KernelAccess::data(b), KernelAccess::data(c),
+                               KernelAccess::data(o), BH, N, Dk, Dc, reverse, KernelAccess::data(scratch));
+  if (!out.is_contiguous()) copy(o, out);
+}
+
+void causal_product_forward(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& out) {
+  causal(q, k, v, false, out);
+}
+
+// Algorithm 1 as three products: gq_i = Σ_{j≤i} (g_i·v_j) k_j, gk_i = Σ_{j≥i} (v_i·g_j) q_j,
+// gv_i = Σ_{j≥i} (k_i·q_j) g_j.
+void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g, Tensor& gq,
+                             Tensor& gk, Tensor& gv) {
+  causal(g, v, k, false, gq);
+  causal(v, g, q, true, gk);
+  causal(k, q, g, true, gv);
+}
+
+void masked_softmax_forward(const Tensor& x_in, const Tensor& allowed, Tensor& out) {
+  const Tensor x = x_in.contiguous();
+  const lintra::cuda::Operand a = operand(allowed, x.shape());  // 0 strides where the mask broadcasts
+  lintra::cuda::masked_softmax_forward(device_of(out), elem(x.dtype()), KernelAccess::data(x),
+                                       static_cast<const uint8_t*>(a.data), shape_of(x), a.strides,
+                                       KernelAccess::data(out));
+}
+
+void arg_reduce(bool is_max, const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {
+  lintra::cuda::Operand xo{};
+  xo.data = KernelAccess::data(x);
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim && x.size(d) != 1) xo.strides[d] = x.stride(d);
+  lintra::cuda::arg_reduce(device_of(values), is_max, elem(x.dtype()), shape_of(values), xo, x.size(dim),
+                           x.stride(dim), target(values), target(indices));
+}
+
+void cumsum(const Tensor& x_in, int64_t dim, bool reverse, Tensor& out) {
+  const Tensor x = x_in.contiguous();
+  LINTRA_CHECK(out.is_contiguous(), "cumsum: the output must be contiguous, got {}", out.describe());
+  int64_t outer, n, inner;
+  split_dims(x.shape(), dim, outer, n, inner);
+  lintra::cuda::cumsum(device_of(out), elem(x.dtype()), KernelAccess::data(x), outer, n, inner, reverse,
+                       KernelAccess::data(out));
+}
+
+void sample_mol(const Tensor& params_in, const Tensor& uniforms_in, int64_t levels, Tensor& out, Tensor& bad) {
+  const Tensor params = params_in.contiguous(), uniforms = uniforms_in.contiguous();
+  lintra::cuda::sample_mol(device_of(out), elem(params.dtype()), KernelAccess::data(params),
+                           static_cast<const double*>(KernelAccess::data(uniforms)), params.size(0),
+                           params.size(1) / 3, levels, static_cast<int64_t*>(KernelAccess::data(out)),
+                           static_cast<int64_t*>(KernelAccess::data(bad)));
+}
+
+void ctc_loss(const Tensor& log_probs, const Tensor& targets_in, const Tensor& input_lengths,
+              const Tensor& target_lengths, Tensor& nll, Tensor& grad, Tensor& status) {
+  const int64_t B = log_probs.size(0), T = log_probs.size(1), C = log_probs.size(2);
+  const Tensor z = log_probs.to(DType::f64).contiguous(), targets = targets_in.contiguous();
+  const Tensor in_len = input_lengths.contiguous(), tg_len = target_lengths.contiguous();
+  const int64_t S = targets.size(1);
+  Tensor nll64 = Tensor::empty({B}, DType::f64, log_probs.device());
+  Tensor grad64 = Tensor::empty({B, T, C}, DType::f64, log_probs.device());
+  Tensor scratch = Tensor::empty({std::max<int64_t>(1, 2 * B * T * (2 * S + 1))}, DType::f64, log_probs.device());
+  lintra::cuda::ctc_loss(device_of(nll), static_cast<const double*>(KernelAccess::data(z)),
+                         static_cast<const int64_t*>(KernelAccess::data(targets)),
+                         static_cast<const int64_t*>(KernelAccess::data(in_len)),
+                         static_cast<const int64_t*>(KernelAccess::data(tg_len)), B, T, C, S,
+                         static_cast<double*>(KernelAccess::data(nll64)),
+                         static_cast<double*>(KernelAccess::data(grad64)),
+                         static_cast<int64_t*>(KernelAccess::data(status)),
+                         static_cast<double*>(KernelAccess::data(scratch)));
+  copy(nll64, nll);
+  copy(grad64, grad);
+}
+
+void lsh_plan(const Tensor& buckets_in, const Tensor& lengths_in, bool causal, bool masked, double self_logit,
+              Tensor& query_rows, Tensor& window_rows, Tensor& scatter, Tensor& additive, Tensor& row_ok) {
+  const Tensor buckets = buckets_in.contiguous(), lengths = lengths_in.contiguous();
+  lintra::cuda::LshPlanShape g{buckets.size(1), buckets.size(2), additive.size(0), additive.size(1),
+                               additive.size(2), additive.size(3), additive.size(1) * additive.size(2), 1};
+  // The number of keys is read to the host (an explicit copy of one value): it sizes the sort's counters.
+  if (g.BH * g.N > 0) g.n_keys = int64_t(ops::amax(buckets).to(DType::f64).cpu().item()) + 2;
+  Tensor scratch = Tensor::empty({std::max<int64_t>(1, g.BH * (g.Np + g.n_keys + 1))}, DType::i64, buckets.device());
+  auto i64 = [](const Tensor& t) { return static_cast<int64_t*>(KernelAccess::data(t)); };
+  lintra::cuda::lsh_plan(device_of(additive), elem(additive.dtype()), g, i64(buckets), i64(lengths), causal, masked,
+                         self_logit, i64(query_rows), i64(window_rows), i64(scatter), KernelAccess::data(additive),
+                         KernelAccess::data(row_ok), i64(scratch));
+}
+
+// Lines along dim moved last and made contiguous, sorted by CUB, the results copied back through the
+// inverse permutation (as the CPU's sort).
+void sort(const Tensor& x, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim) perm.push_back(d);
+  perm.push_back(dim);
+  const Tensor lines = x.permute(perm).contiguous();
+  const int64_t n = x.size(dim), nlines = n == 0 ? 0 : lines.numel() / n;
+  const Device dev = x.device();
+  Tensor sorted = Tensor::empty(lines.shape(), x.dtype(), dev), order = Tensor::empty(lines.shape(), DType::i64, dev);
+  Tensor work = Tensor::empty(lines.shape(), x.dtype(), dev), index = Tensor::empty(lines.shape(), DType::i64, dev);
+  Tensor offsets = Tensor::empty({nlines + 1}, DType::i64, dev);
+  const lintra::cuda::Elem type = elem(x.dtype());
+  const size_t bytes = lintra::cuda::sort_temp_bytes(device_of(x), type, nlines, n, descending);
+  Tensor temp = Tensor::empty({std::max<int64_t>(1, int64_t(bytes))}, DType::u8, dev);
+  auto i64 = [](const Tensor& t) { return static_cast<int64_t*>(KernelAccess::data(t)); };
+  lintra::cuda::sort(device_of(x), type, KernelAccess::data(lines), nlines, n, descending, KernelAccess::data(sorted),
+                     i64(order), KernelAccess::data(work), i64(index), i64(offsets), KernelAccess::data(temp), bytes);
+  std::vector<int64_t> inv(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) inv[size_t(perm[d])] = int64_t(d);
+  copy(sorted.permute(inv), values);
+  copy(order.permute(inv), indices);
+}
 
 }  // namespace
 
@@ -223,30 +393,30 @@ constinit const KernelTable table = {
     .binary = binary,
     .where = where,
     .reduce = reduce,
-    .arg_reduce = not_on_cuda<&KernelTable::arg_reduce>,
+    .arg_reduce = arg_reduce,
     .softmax_forward = softmax_forward,
     .softmax_backward = softmax_backward,
     .layer_norm_forward = layer_norm_forward,
     .layer_norm_backward = layer_norm_backward,
     .matmul = matmul,
-    .index_select = not_on_cuda<&KernelTable::index_select>,
-    .gather = not_on_cuda<&KernelTable::gather>,
-    .scatter_add = not_on_cuda<&KernelTable::scatter_add>,
-    .index_add = not_on_cuda<&KernelTable::index_add>,
-    .cumsum = not_on_cuda<&KernelTable::cumsum>,
-    .sort = not_on_cuda<&KernelTable::sort>,
+    .index_select = index_select,
+    .gather = gather,
+    .scatter_add = scatter_add,
+    .index_add = index_add,
+    .cumsum = cumsum,
+    .sort = sort,
     .uniform = uniform,
     .normal = normal,
-    .causal_product_forward = not_on_cuda<&KernelTable::causal_product_forward>,
-    .causal_product_backward = not_on_cuda<&KernelTable::causal_product_backward>,
-    .lstm_forward = not_on_cuda<&KernelTable::lstm_forward>,
-    .lstm_backward = not_on_cuda<&KernelTable::lstm_backward>,
+    .causal_product_forward = causal_product_forward,
+    .causal_product_backward = causal_product_backward,
+    .lstm_forward = lstm_forward,
+    .lstm_backward = lstm_backward,
     .arange = arange,
     .index_range = index_range,
-    .masked_softmax_forward = not_on_cuda<&KernelTable::masked_softmax_forward>,
-    .lsh_plan = not_on_cuda<&KernelTable::lsh_plan>,
-    .sample_mol = not_on_cuda<&KernelTable::sample_mol>,
-    .ctc_loss = not_on_cuda<&KernelTable::ctc_loss>,
+    .masked_softmax_forward = masked_softmax_forward,
+    .lsh_plan = lsh_plan,
+    .sample_mol = sample_mol,
+    .ctc_loss = ctc_loss,
     .adam_update = adam_update,
     .sgd_update = sgd_update,
     .sum_squares = sum_squares,

@@ -290,6 +290,103 @@ template <class T> __global__ void layer_norm_column_sums(const double* partials
   db[i] = T(b);
 }
 
+// --- masked softmax, arg-reduce, cumsum -----------------------------------------------------------
+
+// x's shape and the mask's strides over it (0 where the mask broadcasts).
+struct MaskLayout {
+  Shape shape;
+  int64_t as[kMaxDims];
+};
+
+// Row r of x (contiguous, rows of S): the CPU's masked_row, in a block. A row with no allowed key is 0;
+// otherwise y = (allowed ? exp(x − m) : 0) / Σ (so 0/0 gives NaN everywhere, as on the CPU).
+template <class T> __global__ void masked_softmax_rows(const T* x, const uint8_t* a, MaskLayout l, int64_t rows,
+                                                       int64_t S, T* y) {
+  __shared__ T sh[kRowThreads];
+  const int nd = l.shape.ndim;
+  const int64_t ls = nd > 0 ? l.as[nd - 1] : 0;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    int64_t off = 0;
+    for (int64_t d = nd - 2, rr = r; d >= 0; --d) {
+      off += (rr % l.shape.sizes[d]) * l.as[d];
+      rr /= l.shape.sizes[d];
+    }
+    const uint8_t* ar = a + off;
+    const T* xr = x + r * S;
+    T* yr = y + r * S;
+    T m = -T(INFINITY);
+    int any = 0;
+    for (int64_t i = threadIdx.x; i < S; i += kRowThreads)
+      if (ar[i * ls]) {
+        any = 1;
+        m = RowMax{}(m, xr[i]);
+      }
+    m = block_reduce(m, RowMax{}, sh);
+    if (!__syncthreads_or(any)) {
+      for (int64_t i = threadIdx.x; i < S; i += kRowThreads) yr[i] = T(0);
+      continue;
+    }
+    if (m == -T(INFINITY)) m = T(0);
+    T sum = 0;
+    for (int64_t i = threadIdx.x; i < S; i += kRowThreads)
+      if (ar[i * ls]) sum += scalar::exp<T>(xr[i] - m);
+    const T inv = T(1) / block_reduce(sum, Add{}, sh);
+    for (int64_t i = threadIdx.x; i < S; i += kRowThreads)
+      yr[i] = (ar[i * ls] ? scalar::exp<T>(xr[i] - m) : T(0)) * inv;
+  }
+}
+
+// values/indices over the output's shape (x's with dim → 1); a thread per output, the CPU's loop:
+// first on ties, a NaN wins and stops the search.
+struct ArgLayout {
+  Shape shape;
+  int64_t xs[kMaxDims], vs[kMaxDims], is[kMaxDims];
+  int64_t R, rs;
+};
+
+template <class T> __global__ void arg_reduce_kernel(ArgLayout l, bool is_max, const T* x, T* values,
+                                                     int64_t* indices) {
+  const int64_t step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < l.shape.numel; o += step) {
+    int64_t xo = 0, vo = 0, io = 0;
+    for (int64_t d = l.shape.ndim - 1, oo = o; d >= 0; --d) {
+      const int64_t c = oo % l.shape.sizes[d];
+      oo /= l.shape.sizes[d];
+      xo += c * l.xs[d];
+      vo += c * l.vs[d];
+      io += c * l.is[d];
+    }
+    const T* p = x + xo;
+    T best = p[0];
+    int64_t best_r = 0;
+    for (int64_t r = 1; r < l.R && best == best; ++r) {
+      const T v = p[r * l.rs];
+      if (is_max ? (v > best || v != v) : (v < best || v != v)) {
+        best = v;
+        best_r = r;
+      }
+    }
+    values[vo] = best;
+    indices[io] = best_r;
+  }
+}
+
+// Inclusive prefix sums along the middle dim of (outer, R, inner), contiguous: a thread per (o, i)
+// line, in the CPU's order (so float sums round the same way).
+template <class T> __global__ void cumsum_kernel(const T* x, int64_t outer, int64_t R, int64_t inner, bool reverse,
+                                                 T* out) {
+  const int64_t step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < outer * inner; t += step) {
+    const int64_t o = t / inner, i = t % inner;
+    T acc = 0;
+    for (int64_t k = 0; k < R; ++k) {
+      const int64_t at = (o * R + (reverse ? R - 1 - k : k)) * inner + i;
+      acc = k == 0 ? x[at] : T(acc + x[at]);
+      out[at] = acc;
+    }
+  }
+}
+
 }  // namespace
 
 void reduce(int device, Reduce op, Elem type, const Shape& out_shape, const Operand& x, int64_t R, int64_t rs,
@@ -375,6 +472,50 @@ void layer_norm_backward(int device, Elem type, const void* dy, const void* x, c
                                                                     static_cast<T*>(dbeta));
   });
   check_launch(device, "layer_norm_backward kernel");
+}
+
+void masked_softmax_forward(int device, Elem type, const void* x, const uint8_t* allowed, const Shape& x_shape,
+                            const int64_t* allowed_strides, void* y) {
+  const int64_t S = x_shape.ndim == 0 ? 1 : x_shape.sizes[x_shape.ndim - 1];
+  const int64_t rows = S == 0 ? 0 : x_shape.numel / S;
+  if (rows == 0) return;
+  MaskLayout l{};
+  l.shape = x_shape;
+  for (int d = 0; d < kMaxDims; ++d) l.as[d] = allowed_strides[d];
+  dispatch<true>(device, type, "masked_softmax_forward kernel", [&]<class T>() {
+    masked_softmax_rows<T><<<blocks_for(rows), kRowThreads, 0, stream_of(device)>>>(
+        static_cast<const T*>(x), allowed, l, rows, S, static_cast<T*>(y));
+  });
+  check_launch(device, "masked_softmax_forward kernel");
+}
+
+void arg_reduce(int device, bool is_max, Elem type, const Shape& out_shape, const Operand& x, int64_t R, int64_t rs,
+                const Target& values, const Target& indices) {
+  if (out_shape.numel == 0) return;
+  ArgLayout l{};
+  l.shape = out_shape;
+  for (int d = 0; d < kMaxDims; ++d) {
+    l.xs[d] = x.strides[d];
+    l.vs[d] = values.strides[d];
+    l.is[d] = indices.strides[d];
+  }
+  l.R = R;
+  l.rs = rs;
+  dispatch<false>(device, type, "arg_reduce kernel", [&]<class T>() {
+    arg_reduce_kernel<T><<<blocks_for((out_shape.numel + kRowThreads - 1) / kRowThreads), kRowThreads, 0,
+                           stream_of(device)>>>(l, is_max, static_cast<const T*>(x.data), static_cast<T*>(values.data),
+                                                static_cast<int64_t*>(indices.data));
+  });
+  check_launch(device, "arg_reduce kernel");
+}
+
+void cumsum(int device, Elem type, const void* x, int64_t outer, int64_t R, int64_t inner, bool reverse, void* out) {
+  if (outer * R * inner == 0) return;
+  dispatch<false>(device, type, "cumsum kernel", [&]<class T>() {
+    cumsum_kernel<T><<<blocks_for((outer * inner + kRowThreads - 1) / kRowThreads), kRowThreads, 0,
+                       stream_of(device)>>>(static_cast<const T*>(x), outer, R, inner, reverse, static_cast<T*>(out));
+  });
+  check_launch(device, "cumsum kernel");
 }
 
 }  // namespace lintra::cuda

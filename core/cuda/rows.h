@@ -1,8 +1,9 @@
 // cuda/rows.h — the CUDA kernels of the table (cuda/kernel_table.cpp) that reduce along a dimension:
-// reduce (sum/max/min over one dim), sum_squares, softmax forward/backward and layer norm
-// forward/backward. Declared without Tensor or fmt, so that nvcc compiles their definitions
-// (cuda/rows.cu) and g++ their callers; the contracts are those of core/kernels.h, the math that of
-// the CPU kernels (core/cpu/reduce.cpp, softmax.cpp, layer_norm.cpp), exp from core/scalar_ops.h.
+// reduce (sum/max/min over one dim), sum_squares, softmax forward/backward, layer norm
+// forward/backward, the masked softmax, arg-max/min and cumsum. Declared without Tensor or fmt, so that
+// nvcc compiles their definitions (cuda/rows.cu) and g++ their callers; the contracts are those of
+// core/kernels.h, the math that of the CPU kernels (core/cpu/reduce.cpp, softmax.cpp, layer_norm.cpp,
+// masked_softmax.cpp, scan_sort.cpp), exp from core/scalar_ops.h.
 //
 // Shapes: one block of kRowThreads threads per row (or per output element of reduce), a tree in shared
 // memory for the row's sum or maximum, so the order of the additions is fixed by the launch, never by
@@ -56,5 +57,20 @@ inline int64_t layer_norm_chunks(int64_t R) { return R < 128 ? R : 128; }
 void layer_norm_backward(int device, Elem type, const void* dy, const void* x, const void* mean, const void* rstd,
                          const void* gamma, int64_t R, int64_t D, void* dx, void* dgamma, void* dbeta,
                          double* partials);
+
+// Softmax over the last dim of x (contiguous, x_shape) restricted to `allowed` (u8; allowed_strides: its
+// strides over x_shape, 0 where it broadcasts), the CPU's masked_softmax: 0 on masked keys and on rows
+// with nothing allowed. A block per row, three passes.
+void masked_softmax_forward(int device, Elem type, const void* x, const uint8_t* allowed, const Shape& x_shape,
+                            const int64_t* allowed_strides, void* y);
+
+// values and int64 indices of the max (is_max) or min over a dim of R elements at stride rs; x's strides
+// over out_shape are 0 along it. First on ties; a NaN wins. A thread per output element. O(numel(x)).
+void arg_reduce(int device, bool is_max, Elem type, const Shape& out_shape, const Operand& x, int64_t R, int64_t rs,
+                const Target& values, const Target& indices);
+
+// Inclusive prefix sum along the middle dim of a contiguous (outer, R, inner) x (from the end when
+// reverse) into out of that layout. A thread per line, sequential along it (the CPU's order). O(numel).
+void cumsum(int device, Elem type, const void* x, int64_t outer, int64_t R, int64_t inner, bool reverse, void* out);
 
 }  // namespace lintra::cuda

@@ -1,12 +1,12 @@
 // test_cuda_kernels.cpp — the CUDA kernel table (core/cuda/kernel_table.cpp) against the CPU's, kernel by
-// kernel, on the same inputs: every unary op (forward and backward) and every binary op in each dtype it
-// is defined on, with broadcasting and non-contiguous operands; copy with casts into a view; fill; matmul
+// kernel, on the same inputs: every unary op (forward and backward) and every binary op in each dtype it is
+// defined on, with broadcasting and non-contiguous operands; copy with casts into a view; fill; matmul
 // (cuBLAS) with batches, broadcast batch dims and transposed operands; reduce, sum_squares, softmax and
-// layer norm (forward and backward) on row lengths below and above a block's threads; uniform and normal
-// fills from the same generator state; where; the optimizer updates, arange and the index range check;
-// and a kernel without a CUDA
-// version yet, which must throw naming itself. Every test skips (GTEST_SKIP) without a visible GPU and
-// in a build without CUDA.
+// layer norm (forward and backward) on row lengths below and above a block's threads; the masked softmax,
+// arg-max/min and cumsum; where; the index kernels; the optimizer updates, arange and the index range
+// check; sort; reformer's round plan; the mixture-of-logistics sampler; CTC; the LSTM recurrence; the
+// causal linear product and its backward; uniform and normal fills from the same generator state. Every
+// test skips (GTEST_SKIP) without a visible GPU and in a build without CUDA.
 //
 // Tolerances: the elementwise kernels apply the CPU's formulas, but nvcc may contract a·b + c into an
 // FMA and its libm differs from glibc in the last bits, so results agree to a few ulps (relative 2e-6
@@ -347,6 +347,225 @@ TEST(CoreCudaKernels, ArangeAndIndexRangeAgreeWithTheCpu) {
   EXPECT_EQ(got.cpu().to_vector<int64_t>(), (std::vector<int64_t>{0, -1, 0}));
 }
 
+// The masked softmax (a causal mask broadcast over batch and heads, and one with an empty row), arg-max
+// and arg-min with ties and a NaN, and cumsum both ways along every dim, against the CPU's.
+TEST(CoreCudaKernels, MaskedSoftmaxArgReduceAndCumsumAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64}) {
+    for (const int64_t S : {int64_t(5), int64_t(300)}) {
+      const Tensor x = ops::mul(inputs({2, 3, S, S}, dtype, 31), 3.0);
+      const Tensor pos = Tensor::arange(S, DType::f32);
+      Tensor allowed = ops::le(pos.view({1, S}), pos.view({S, 1}));  // causal (S, S)
+      allowed.select(0, 0).zero_();                                  // the first row allows nothing
+      Tensor want = Tensor::empty(x.shape(), dtype), got = Tensor::empty(x.shape(), dtype, kGpu);
+      host().masked_softmax_forward(x, allowed, want);
+      gpu().masked_softmax_forward(x.to(kGpu), allowed.to(kGpu), got);
+      expect_close(want, got, tolerance(dtype), "masked_softmax S " + std::to_string(S));
+    }
+  }
+  for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
+    Tensor x = ops::mul(inputs({4, 7, 5}, dtype, 32), 2.0);  // integer-valued after the cast: ties
+    if (dtype != DType::i64) x.select(0, 1).select(0, 3).fill_(NAN);
+    for (int64_t dim : {0, 1, 2}) {
+      Shape s = x.shape();
+      s[size_t(dim)] = 1;
+      for (bool is_max : {true, false}) {
+        Tensor wv = Tensor::empty(s, dtype), wi = Tensor::empty(s, DType::i64);
+        Tensor gv = Tensor::empty(s, dtype, kGpu), gi = Tensor::empty(s, DType::i64, kGpu);
+        host().arg_reduce(is_max, x, dim, wv, wi);
+        gpu().arg_reduce(is_max, x.to(kGpu), dim, gv, gi);
+        expect_close(wv, gv, 0.0, "arg_reduce values");
+        expect_close(wi, gi, 0.0, "arg_reduce indices");
+      }
+      for (bool reverse : {false, true}) {
+        Tensor want = Tensor::empty(x.shape(), dtype), got = Tensor::empty(x.shape(), dtype, kGpu);
+        host().cumsum(x, dim, reverse, want);  // the NaN propagates alike (expect_close matches NaN with NaN)
+        gpu().cumsum(x.to(kGpu), dim, reverse, got);
+        expect_close(want, got, tolerance(dtype), "cumsum dim " + std::to_string(dim));
+      }
+    }
+  }
+}
+
+// sort (CUB) against the CPU's stable sort along each dim, both orders, with ties (stable order kept)
+// and NaN (largest); reformer's round plan against the CPU's, causal and not, with a padded sequence.
+TEST(CoreCudaKernels, SortAndLshPlanAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
+    Tensor x = inputs({3, 40, 5}, dtype, 71);  // few distinct values: many ties
+    if (dtype != DType::i64) x.select(0, 1).select(0, 7).fill_(NAN);
+    for (int64_t dim : {0, 1, 2})
+      for (bool descending : {false, true}) {
+        Tensor wv = Tensor::empty(x.shape(), dtype), wi = Tensor::empty(x.shape(), DType::i64);
+        Tensor gv = Tensor::empty(x.shape(), dtype, kGpu), gi = Tensor::empty(x.shape(), DType::i64, kGpu);
+        host().sort(x, dim, descending, wv, wi);
+        gpu().sort(x.to(kGpu), dim, descending, gv, gi);
+        expect_close(wv, gv, 0.0, "sort values dim " + std::to_string(dim));
+        expect_close(wi, gi, 0.0, "sort indices dim " + std::to_string(dim));
+      }
+  }
+  Generator gen(72);
+  const int64_t B = 2, H = 3, N = 37, C = 8, nc = (N + C - 1) / C;
+  const Tensor buckets = ops::mul(Tensor::uniform({B * H, N}, gen, 0, 4, DType::f64), 1.0).to(DType::i64);
+  const Tensor lengths = Tensor::from_vector(std::vector<int64_t>{37, 20}, {B});
+  for (const bool causal : {false, true})
+    for (const int64_t W : {C, 2 * C}) {
+      auto run = [&](Device d) {
+        Tensor qr = Tensor::empty({B * H * nc * C}, DType::i64, d), wr = Tensor::empty({B * H * nc * W}, DType::i64, d);
+        Tensor sc = Tensor::empty({B * H * N}, DType::i64, d), add = Tensor::empty({B * H, nc, C, W}, DType::f32, d);
+        Tensor ok = Tensor::empty({B * H, nc, C, 1}, DType::f32, d);
+        kernels::on(d).lsh_plan(buckets.view({B, H, N}).to(d), lengths.to(d), causal, true, -1e5, qr, wr, sc, add, ok);
+        return std::vector<Tensor>{qr, wr, sc, add, ok};
+      };
+      const std::vector<Tensor> want = run(Device::cpu), got = run(kGpu);
+      for (size_t i = 0; i < want.size(); ++i) expect_close(want[i], got[i], 0.0, "lsh_plan output " + std::to_string(i));
+    }
+}
+
+// index_select, gather, scatter_add and index_add against the CPU's, with repeated indices (the adds
+// collide: atomics on the GPU, so float sums to rounding), an index smaller than the input (gather,
+// scatter_add) and every dtype each kernel takes on the GPU.
+TEST(CoreCudaKernels, IndexKernelsAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const Tensor rows = Tensor::from_vector(std::vector<int64_t>{3, 0, 3, 1, 4, 3}, {6});
+  for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
+    const Tensor x = inputs({5, 4, 3}, dtype, 21);
+    for (int64_t dim : {0, 2}) {
+      const Tensor idx = dim == 0 ? rows : Tensor::from_vector(std::vector<int64_t>{0, 2, 2, 1, 0, 2}, {6});
+      Shape s = x.shape();
+      s[size_t(dim)] = 6;
+      Tensor want = Tensor::empty(s, dtype), got = Tensor::empty(s, dtype, kGpu);
+      host().index_select(x, dim, idx, want);
+      gpu().index_select(x.to(kGpu), dim, idx.to(kGpu), got);
+      expect_close(want, got, 0.0, "index_select dim " + std::to_string(dim));
+      Tensor base = inputs(x.shape(), dtype, 22), gbase = base.to(kGpu);
+      const Tensor src = inputs(s, dtype, 23);
+      host().index_add(base, dim, idx, src);
+      gpu().index_add(gbase, dim, idx.to(kGpu), src.to(kGpu));
+      expect_close(base, gbase, tolerance(dtype), "index_add dim " + std::to_string(dim));
+    }
+    // gather / scatter_add along dim 1 with an index (5, 3, 2) into x (5, 4, 3); values 0 … 3, repeated.
+    std::vector<int64_t> gv(30);
+    for (size_t i = 0; i < gv.size(); ++i) gv[i] = int64_t((i * 7 + i / 4) % 4);
+    const Tensor gi = Tensor::from_vector(gv, {5, 3, 2});
+    Tensor want = Tensor::empty({5, 3, 2}, dtype), got = Tensor::empty({5, 3, 2}, dtype, kGpu);
+    host().gather(x, 1, gi, want);
+    gpu().gather(x.to(kGpu), 1, gi.to(kGpu), got);
+    expect_close(want, got, 0.0, "gather");
+    Tensor base = inputs({5, 4, 3}, dtype, 25), gbase = base.to(kGpu);
+    const Tensor src = inputs({5, 3, 3}, dtype, 26);
+    host().scatter_add(base, 1, gi, src);
+    gpu().scatter_add(gbase, 1, gi.to(kGpu), src.to(kGpu));
+    expect_close(base, gbase, tolerance(dtype), "scatter_add");
+  }
+}
+
+// The mixture-of-logistics sampler on the same parameters and uniforms gives the CPU's levels (the
+// same float64 formula; a level could differ only where the device's log lands a rounding boundary
+// differently, which these inputs do not hit), and reports the first bad row and component.
+TEST(CoreCudaKernels, SampleMolAgreesWithTheCpuAndReportsTheFirstBadParameter) {
+  SKIP_WITHOUT_GPU();
+  Generator gen(41);
+  for (DType dtype : {DType::f32, DType::f64}) {
+    const int64_t R = 700, K = 5;
+    Tensor params = Tensor::uniform({R, 3 * K}, gen, -3, 3, dtype);
+    const Tensor u = Tensor::uniform({R, K + 1}, gen, 0, 1, DType::f64);
+    Tensor want = Tensor::empty({R}, DType::i64), wbad = Tensor::empty({2}, DType::i64);
+    Tensor got = Tensor::empty({R}, DType::i64, kGpu), gbad = Tensor::empty({2}, DType::i64, kGpu);
+    host().sample_mol(params, u, 256, want, wbad);
+    gpu().sample_mol(params.to(kGpu), u.to(kGpu), 256, got, gbad);
+    expect_close(want, got, 0.0, "sample_mol");
+    EXPECT_EQ(gbad.cpu().to_vector<int64_t>(), (std::vector<int64_t>{-1, -1}));
+    params.select(0, 9).select(0, 2 * K + 3).fill_(NAN);
+    params.select(0, 400).select(0, 0).fill_(INFINITY);
+    gpu().sample_mol(params.to(kGpu), u.to(kGpu), 256, got, gbad);
+    EXPECT_EQ(gbad.cpu().to_vector<int64_t>(), (std::vector<int64_t>{9, 3}));
+  }
+}
+
+// The LSTM recurrence (one direction) on the GPU against the CPU's: forward outputs, saved activations
+// and states, and the backward's three gradients, with a short and an empty sequence, both directions.
+TEST(CoreCudaKernels, LstmForwardAndBackwardAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64})
+    for (const bool reverse : {false, true}) {
+      const int64_t B = 3, T = 7, H = 20, G = 4 * H;
+      const Tensor xw = inputs({B, T, G}, dtype, 51), w = ops::mul(inputs({G, H}, dtype, 52), 0.2);
+      const Tensor bh = inputs({G}, dtype, 53), gh = inputs({B, T, H}, dtype, 54);
+      const Tensor len = Tensor::from_vector(std::vector<int64_t>{7, 3, 0}, {3});
+      auto run = [&](Device d) {
+        const auto& k = kernels::on(d);
+        Tensor h = Tensor::empty({B, T, H}, dtype, d), acts = Tensor::empty({T, B, G}, dtype, d);
+        Tensor hs = Tensor::empty({T + 1, B, H}, dtype, d), cs = Tensor::empty({T + 1, B, H}, dtype, d);
+        k.lstm_forward(xw.to(d), w.to(d), bh.to(d), len.to(d), reverse, h, acts, hs, cs);
+        Tensor dxw = Tensor::empty({B, T, G}, dtype, d), dw = Tensor::empty({G, H}, dtype, d);
+        Tensor db = Tensor::empty({G}, dtype, d);
+        k.lstm_backward(gh.to(d), w.to(d), len.to(d), reverse, acts, hs, cs, dxw, dw, db);
+        return std::vector<Tensor>{h, acts, hs, cs, dxw, dw, db};
+      };
+      const std::vector<Tensor> want = run(Device::cpu), got = run(kGpu);
+      const char* names[] = {"h", "acts", "hs", "cs", "dxw", "dw_hh", "db_hh"};
+      for (size_t i = 0; i < want.size(); ++i)
+        expect_close(want[i], got[i], dtype == DType::f32 ? 1e-5 : 1e-12, std::string("lstm ") + names[i]);
+    }
+}
+
+// CTC on the GPU against the CPU: losses, gradients and statuses, with sequences of different lengths,
+// a repeated label, a label out of range (status 1) and too few frames (status 2).
+TEST(CoreCudaKernels, CtcLossAgreesWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  Generator gen(61);
+  for (DType dtype : {DType::f32, DType::f64}) {
+    const int64_t B = 5, T = 40, C = 6, S = 4;
+    const Tensor lp = ops::log_softmax(Tensor::uniform({B, T, C}, gen, -2, 2, dtype), -1);
+    const Tensor targets =
+        Tensor::from_vector(std::vector<int64_t>{1, 2, 2, 3, 5, 1, 0, 0, 4, 4, 4, 4, 1, 9, 2, 0, 3, 0, 0, 0}, {B, S});
+    const Tensor in_len = Tensor::from_vector(std::vector<int64_t>{40, 17, 5, 30, 1}, {B});
+    const Tensor tg_len = Tensor::from_vector(std::vector<int64_t>{4, 2, 4, 3, 1}, {B});
+    Tensor nll = Tensor::empty({B}, dtype), grad = Tensor::empty({B, T, C}, dtype), st = Tensor::empty({B, 3}, DType::i64);
+    Tensor gnll = Tensor::empty({B}, dtype, kGpu), ggrad = Tensor::empty({B, T, C}, dtype, kGpu);
+    Tensor gst = Tensor::empty({B, 3}, DType::i64, kGpu);
+    host().ctc_loss(lp, targets, in_len, tg_len, nll, grad, st);
+    gpu().ctc_loss(lp.to(kGpu), targets.to(kGpu), in_len.to(kGpu), tg_len.to(kGpu), gnll, ggrad, gst);
+    expect_close(st, gst, 0.0, "ctc status");
+    expect_close(nll, gnll, tolerance(dtype) * 10, "ctc nll");
+    expect_close(grad, ggrad, tolerance(dtype) * 10, "ctc grad");
+  }
+}
+
+// The chunked causal product (cuda/causal_product.cu) and its backward against the CPU's: lengths on
+// both sides of the 16/32/64-row chunks, heads with Dk ≠ Dc, a head-split (strided) input view, both
+// float dtypes; heads too large for shared memory are refused with a message. Sums of N products:
+// tolerance 1e-4 (float32) and 1e-11 (float64) relative to max(1, |value|).
+TEST(CoreCudaKernels, CausalProductForwardAndBackwardAgreeWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64})
+    for (const int64_t N : {int64_t(1), int64_t(15), int64_t(17), int64_t(64), int64_t(65), int64_t(300)})
+      for (const auto& [E, M] : {std::pair<int64_t, int64_t>{32, 32}, {8, 24}}) {
+        const double tol = dtype == DType::f32 ? 1e-4 : 1e-11;
+        const Tensor q = inputs({2, 3, N, E}, dtype, 11), k = inputs({2, 3, N, E}, dtype, 12);
+        const Tensor v = inputs({2, N, 3, M}, dtype, 13).transpose(1, 2);  // a head-split view
+        const Tensor g = inputs({2, 3, N, M}, dtype, 14);
+        Tensor out = Tensor::empty({2, 3, N, M}, dtype), gout = Tensor::empty({2, 3, N, M}, dtype, kGpu);
+        host().causal_product_forward(q, k, v, out);
+        gpu().causal_product_forward(q.to(kGpu), k.to(kGpu), v.to(kGpu), gout);
+        const std::string at = " N " + std::to_string(N) + " E " + std::to_string(E);
+        expect_close(out, gout, tol, "causal forward" + at);
+        Tensor gq = Tensor::empty({2, 3, N, E}, dtype), gk = Tensor::empty({2, 3, N, E}, dtype);
+        Tensor gv = Tensor::empty({2, 3, N, M}, dtype);
+        Tensor dq = Tensor::empty({2, 3, N, E}, dtype, kGpu), dk = Tensor::empty({2, 3, N, E}, dtype, kGpu);
+        Tensor dv = Tensor::empty({2, 3, N, M}, dtype, kGpu);
+        host().causal_product_backward(q, k, v, g, gq, gk, gv);
+        gpu().causal_product_backward(q.to(kGpu), k.to(kGpu), v.to(kGpu), g.to(kGpu), dq, dk, dv);
+        expect_close(gq, dq, tol, "causal gq" + at);
+        expect_close(gk, dk, tol, "causal gk" + at);
+        expect_close(gv, dv, tol, "causal gv" + at);
+      }
+  const Tensor big = Tensor::zeros({1, 1, 4, 128}, DType::f32, kGpu);
+  Tensor out = Tensor::empty({1, 1, 4, 128}, DType::f32, kGpu);
+  EXPECT_HAS(error_of([&] { gpu().causal_product_forward(big, big, big, out); }), "do not fit");
+}
+
 // Random fills: the same generator state on both devices gives the same bits for uniforms (float32
 // and float64, [0, 1) as dropout draws and another range), consumes the same blocks, and normals agree
 // to a few float64 ulps (each device's sqrt/log/sin/cos). Sizes cover a partial last block.
@@ -366,13 +585,6 @@ TEST(CoreCudaKernels, UniformFillsAreBitIdenticalToTheCpuAndNormalsAgree) {
         const Tensor nb = Tensor::normal({n}, gpu_gen, 0.5, 2.0, dtype, kGpu);
         expect_close(na, nb, dtype == DType::f32 ? 1e-6 : 1e-14, "normal " + std::to_string(n));
       }
-}
-
-TEST(CoreCudaKernels, AKernelWithoutACudaVersionThrowsNamingIt) {
-  SKIP_WITHOUT_GPU();
-  const Tensor x = Tensor::zeros({2, 3}, DType::f32, kGpu);
-  Tensor out = Tensor::empty({2, 3}, DType::f32, kGpu);
-  EXPECT_HAS(error_of([&] { gpu().cumsum(x, 1, false, out); }), "kernel cumsum has no CUDA version yet");
 }
 
 }  // namespace

@@ -137,12 +137,12 @@ TEST(CoreDevice, EachStrictDeviceHasItsOwnAllocator) {
 
 // A kernel of the CUDA table without a CUDA version yet throws naming itself before it touches its
 // arguments (here CPU tensors, so no GPU is needed); a build without CUDA has no CUDA table at all.
-TEST(CoreDevice, CudaKernelsWithoutACudaVersionAreAClearError) {
+// Every kernel of the list has a CUDA version (core/cuda/kernel_table.cpp; tests/core/test_cuda_kernels.cpp
+// checks each against the CPU's where a GPU is present); a build without CUDA says so, and a machine
+// without a GPU refuses CUDA tensors naming the device.
+TEST(CoreDevice, CudaIsAClearErrorWithoutTheBuildOrTheGpu) {
 #ifdef LINTRA_WITH_CUDA
-  const Tensor x = Tensor::zeros({2, 3});
-  Tensor out = Tensor::empty({2, 3});
-  EXPECT_HAS(error_of([&] { kernels::on(Device::cuda(0)).cumsum(x, 1, false, out); }),
-             "kernel cumsum has no CUDA version yet");
+  EXPECT_NO_THROW(kernels::on(Device::cuda(0)));
 #else
   EXPECT_HAS(error_of([] { kernels::on(Device::cuda(0)); }), "built without CUDA");
 #endif

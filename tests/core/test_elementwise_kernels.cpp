@@ -24,10 +24,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <string>
 
+#include "core/cpu/binary_simd.h"
 #include "core/cpu/unary_simd.h"
 #include "core/kernels.h"
 #include "core/ops.h"
@@ -240,6 +242,42 @@ TEST_P(CoreElementwiseSimd, VectorFormsAreTotal) {
       else EXPECT_LE(std::abs(double(got[i]) - w), 1e-6 + 1e-5 * std::abs(w)) << what;
     }
   }
+}
+
+// The float32 arithmetic binary ops on the Highway rows (cpu/binary_simd.cpp): every layout the rows
+// take — both contiguous, a bias row broadcast over rows, a column broadcast along rows, a 0-d operand
+// on either side — and a transposed (strided) operand, which takes the scalar loop; lengths with partial
+// vectors and one above the parallel grain; NaN, ±inf and signed zeros. Each element must be the op's
+// scalar formula on the same floats, bit for bit (the same IEEE operation on every target).
+TEST_P(CoreElementwiseSimd, BinaryRowsGiveTheScalarFormulasBits) {
+  Generator gen(23);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<std::pair<Shape, Shape>> layouts = {{{3, 37}, {3, 37}}, {{5, 19}, {19}},  {{5, 19}, {5, 1}},
+                                                        {{4, 9}, {}},       {{}, {4, 9}},     {{1, 70001}, {70001}},
+                                                        {{1}, {1}}};
+  op::for_each(op::BinaryOps{}, [&]<class Op>() {
+    if constexpr (kernels::cpu::binary_vector_code<Op>() >= 0) {
+      for (const auto& [sa, sb] : layouts)
+        for (const bool transposed : {false, true}) {
+          Tensor a = Tensor::uniform(sa, gen, -3, 3), b = Tensor::uniform(sb, gen, -3, 3);
+          if (a.numel() > 3) a.view({-1}).narrow(0, 0, 4).copy_(Tensor::from_vector(std::vector<float>{nan, inf, -0.0f, 0.0f}, {4}));
+          if (b.numel() > 3) b.view({-1}).narrow(0, 0, 4).copy_(Tensor::from_vector(std::vector<float>{1, nan, 0.0f, -inf}, {4}));
+          if (transposed && a.dim() == 2 && a.size(0) > 1) a = a.transpose(0, 1).contiguous().transpose(0, 1);
+          const Tensor out = ops::binary(binary_op<Op>, a, b);
+          const Shape os = out.shape();
+          const std::vector<float> got = out.contiguous().to_vector<float>();
+          const std::vector<float> av = a.expand(os).contiguous().to_vector<float>();
+          const std::vector<float> bv = b.expand(os).contiguous().to_vector<float>();
+          for (size_t i = 0; i < got.size(); ++i) {
+            const float want = Op::fast(av[i], bv[i]);
+            const bool same = std::isnan(want) ? std::isnan(got[i]) : std::memcmp(&want, &got[i], 4) == 0;
+            ASSERT_TRUE(same) << Op::name << "(" << av[i] << ", " << bv[i] << ") = " << got[i] << ", expected "
+                              << want << " (a " << shape_str(sa) << ", b " << shape_str(sb)
+                              << (transposed ? ", a strided" : "") << ", element " << i << ")";
+          }
+        }
+    }
+  });
 }
 
 LINTRA_ON_EVERY_SIMD_TARGET(CoreElementwiseSimd);
