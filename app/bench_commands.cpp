@@ -62,6 +62,7 @@ Command add_bench_attention(CLI::App* bench) {
   cmd->add_flag("--causal,!--no-causal", opt->causal, "causal mask where the variant accepts it (default) or not");
   cmd->add_option("--min-seconds", opt->min_seconds, "timing budget per (variant, N) after the warm-up")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", opt->device, "where it runs: cpu, cuda or cuda:N (default cpu)");
   auto target = add_simd_target_option(cmd);
   return {cmd, [opt, target] {
             force_simd_target(*target);
@@ -90,6 +91,7 @@ Command add_bench_train(CLI::App* bench) {
   cmd->add_option("--configs-dir", o->configs_dir, "the configs/ folder (the paper's configs are read from it)");
   cmd->add_option("--memory-cap-mb", o->memory_cap_mb,
                   "rows predicted above it are timed with fewer layers (then samples) and scaled, as noted");
+  cmd->add_option("--device", o->device, "where the model trains: cpu, cuda or cuda:N (default cpu)");
   auto target = add_simd_target_option(cmd);
   return {cmd, [o, target] {
             force_simd_target(*target);
@@ -122,6 +124,8 @@ Command add_bench_generate(CLI::App* bench) {
   cmd->add_option("--min-seconds", o->min_seconds, "timing budget per recurrent row")->check(CLI::NonNegativeNumber);
   cmd->add_flag("!--no-profile", o->profile, "skip the per-token cost of the recurrent variants");
   cmd->add_option("--seed", o->seed, "weights and sampling seed");
+  cmd->add_option("--device", o->device,
+                  "where the model runs: cpu, cuda or cuda:N (default cpu; off the CPU the engine rows use the modules)");
   return {cmd, [o] {
             bench::run_generate_benchmark(*o);
             return 0;

@@ -11,6 +11,7 @@
 
 #include "autograd/var.h"
 #include "core/allocator.h"
+#include "core/device.h"
 #include "core/threading.h"
 #include "nn/attention/registry.h"
 #include "bench/timer.h"
@@ -54,15 +55,17 @@ struct Measurement {
   double peak_bytes = 0;  // above what was live before the call
 };
 
-// One forward + backward of `attn` on fresh leaves over q, k, v; grads die with the leaves.
+// One forward + backward of `attn` on fresh leaves over q, k, v (on their device); grads die with the
+// leaves. On a GPU the call waits for the device by reading one element of q's gradient back.
 Measurement measure(nn::InnerAttention& attn, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g,
                     const nn::AttentionMasks& masks, double min_seconds) {
   auto call = [&] {
     Var qv(q, true), kv(k, true), vv(v, true);
     Var out = attn.forward(qv, kv, vv, masks);
     out.backward(g);
+    if (!q.device().is_cpu()) (void)qv.grad().reshape({-1}).narrow(0, 0, 1).cpu();
   };
-  CpuAllocator& alloc = CpuAllocator::instance();
+  Allocator& alloc = allocator_for(q.device());
   const int64_t before = alloc.stats().in_use_bytes;
   alloc.reset_peak();
   call();  // also the warm-up: fills the allocator's cache, pages memory in
@@ -83,6 +86,7 @@ Measurement measure(nn::InnerAttention& attn, const Tensor& q, const Tensor& k, 
 nlohmann::ordered_json row_json(const AttentionBenchRow& r) {
   nlohmann::ordered_json j;
   j["variant"] = r.variant;
+  j["device"] = r.device;
   j["n"] = r.n;
   j["batch"] = r.batch;
   j["heads"] = r.heads;
@@ -113,7 +117,7 @@ void print_row(const AttentionBenchRow& r, const AttentionBenchRow* prev) {
 namespace {
 
 void print_header(const AttentionBenchOptions& opt) {
-  fmt::print("lintra bench attention — {}\n", machine_line());
+  fmt::print("lintra bench attention — {}, device {}\n", machine_line(), opt.device);
   fmt::print("inner attention forward + backward (grads of q, k, v) on synthetic N(0,1) inputs; H={}, E=M={}, "
              "attention dropout 0, {} mask where accepted\n",
              opt.heads, opt.dim, opt.causal ? "causal" : "full");
@@ -174,8 +178,9 @@ void measure_row(nn::InnerAttention& attn, const nn::AttentionMasks& masks, cons
   }
   try {
     Generator gen(11, uint64_t(N));
-    const Tensor q = Tensor::normal({B, H, N, E}, gen), k = Tensor::normal({B, H, N, E}, gen),
-                 v = Tensor::normal({B, H, N, E}, gen), g = Tensor::normal({B, H, N, E}, gen);
+    const Device dev = Device::parse(opt.device);
+    auto normal = [&] { return Tensor::normal({B, H, N, E}, gen).to(dev); };  // the CPU's numbers on every device
+    const Tensor q = normal(), k = normal(), v = normal(), g = normal();
     const Measurement m = measure(attn, q, k, v, g, masks, opt.min_seconds);
     r.ms_per_sample = m.seconds * 1e3 / double(B);
     r.mb_per_sample = m.peak_bytes / kMiB / double(B);
@@ -195,7 +200,7 @@ std::vector<AttentionBenchRow> sweep_variant(const std::string& spec, const Atte
   const nn::AttentionMasks masks = causal ? nn::AttentionMasks::causal() : nn::AttentionMasks::full();
   std::vector<AttentionBenchRow> mine;  // in N order
   for (int64_t N = opt.min_n; N <= opt.max_n; N *= 2) {
-    AttentionBenchRow r{spec, N, std::max<int64_t>(1, opt.tokens / N), opt.heads, opt.dim, causal};
+    AttentionBenchRow r{spec, opt.device, N, std::max<int64_t>(1, opt.tokens / N), opt.heads, opt.dim, causal};
     if (!error.empty()) {
       r.skipped = true;
       r.note = mine.empty() ? fmt::format("failed: {}", error) : "after the failure above";
@@ -215,6 +220,7 @@ std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptio
                "bench attention: need 1 <= min_n <= max_n, heads, dim, tokens >= 1; got min_n={} max_n={} heads={} "
                "dim={} tokens={}",
                opt.min_n, opt.max_n, opt.heads, opt.dim, opt.tokens);
+  check_device_available(Device::parse(opt.device));  // a missing GPU fails before any row
   const std::vector<std::string> variants =
       opt.variants.empty() ? nn::builtin_attention_registry().names() : opt.variants;
   print_header(opt);

@@ -1,4 +1,4 @@
-// attention.h — `lintra bench attention`: the paper's Figure 1 protocol (PAPER.md §1) on the CPU.
+// attention.h — `lintra bench attention`: the paper's Figure 1 protocol (PAPER.md §1), on the CPU or --device.
 //
 // For each attention variant and N = min_n … max_n (powers of two): the INNER attention's forward and
 // backward (gradients w.r.t. q, k and v, from a random output gradient) on synthetic normal inputs
@@ -23,6 +23,10 @@
 // is reported, its remaining sizes are listed as skipped, and the sweep goes on with the next variant.
 //
 // Variants are registry names, optionally with parameters: "reformer:rounds=1:chunk_size=32".
+//
+// --device: the inputs live on that device and the memory is its allocator's peak; on a GPU each timed
+// call ends by reading one element of q's gradient back to the host, which waits for the device's stream.
+// Every row says its device.
 #pragma once
 
 #include <cstdint>
@@ -42,10 +46,12 @@ struct AttentionBenchOptions {
   int64_t dim = 32;                   // E = M per head
   bool causal = true;
   double min_seconds = 1.0;           // timing budget per (variant, N), after the warm-up
+  std::string device = "cpu";         // where it runs: cpu, cuda, cuda:N (strict for tests)
 };
 
 struct AttentionBenchRow {
   std::string variant;
+  std::string device;
   int64_t n = 0, batch = 0, heads = 0, dim = 0;
   bool causal = false;         // the mask that ran (or would have)
   double ms_per_sample = -1;   // < 0 when skipped
@@ -55,7 +61,7 @@ struct AttentionBenchRow {
 };
 
 // Runs the sweep, prints a table, writes the JSON (one object per (variant, N) with exactly the
-// fields variant, n, batch, heads, dim, causal, ms_per_sample, mb_per_sample, skipped; null
+// fields variant, device, n, batch, heads, dim, causal, ms_per_sample, mb_per_sample, skipped; null
 // numbers when skipped) and returns the rows.
 std::vector<AttentionBenchRow> run_attention_benchmark(const AttentionBenchOptions& options);
 

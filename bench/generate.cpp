@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/node.h"
+#include "core/device.h"
 #include "nn/models/image_generation.h"
 #include "nn/models/image_recurrent_engine.h"
 #include "bench/attention.h"
@@ -24,6 +25,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Waits for the work queued on a GPU before t by copying t to the host; nothing on the CPU.
+void wait_for(const Tensor& t) {
+  if (!t.device().is_cpu()) (void)t.cpu();
+}
 
 // The attention and the protocol of each of the paper's generation rows.
 struct Protocol {
@@ -81,12 +87,12 @@ struct EvalScope {
 double recompute_pixel_seconds(nn::ImageModel& model, int64_t n, int64_t t, Generator& gen) {
   std::vector<int64_t> px(size_t(n * t));
   for (auto& p : px) p = gen.randint(0, nn::ImageModel::kLevels);
-  const Tensor prefix = Tensor::from_vector(px, {n, t});
+  const Tensor prefix = Tensor::from_vector(px, {n, t}).to(model.device());
   double best = std::numeric_limits<double>::infinity();
   for (int r = 0; r < 3; ++r) {
     const auto t0 = Clock::now();
     Var params = model.mixture_params(prefix);
-    (void)nn::sample_mol(params.data().select(1, t - 1), gen, nn::ImageModel::kLevels);
+    wait_for(nn::sample_mol(params.data().select(1, t - 1), gen, nn::ImageModel::kLevels));
     best = std::min(best, since(t0));
   }
   return best;
@@ -123,7 +129,7 @@ std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, nn::Re
   std::vector<float> params(engine ? size_t(engine->param_dim()) : 0);
   for (int r = 0; r < 3; ++r) {
     std::vector<nn::RecurrentState> states = model.initial_state();
-    Tensor pixel = Tensor::zeros({1}, DType::i64);
+    Tensor pixel = Tensor::zeros({1}, DType::i64, model.device());
     for (int64_t t = 0; t + 1 < L; ++t) {
       const auto t0 = Clock::now();
       if (engine) {
@@ -132,6 +138,7 @@ std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, nn::Re
       } else {
         Var out = model.step(pixel, t, states);
         pixel = nn::sample_mol(out.data(), gen, nn::ImageModel::kLevels);
+        wait_for(pixel);
       }
       best[size_t(t)] = std::min(best[size_t(t)], since(t0));
     }
@@ -149,6 +156,7 @@ nlohmann::ordered_json row_json(const GenerateBenchRow& r) {
   using J = nlohmann::ordered_json;
   J j;
   j["variant"] = r.variant;
+  j["device"] = r.device;
   j["batch"] = r.batch;
   j["images_per_s"] = r.available ? J(r.images_per_s) : J(nullptr);
   j["seconds_per_image"] = r.available ? J(r.seconds_per_image) : J(nullptr);
@@ -173,7 +181,7 @@ struct Sweep {
 };
 
 void print_header(const GenerateBenchOptions& o, const Sweep& sw) {
-  fmt::print("lintra bench generate — {}\n", machine_line());
+  fmt::print("lintra bench generate — {}, device {}\n", machine_line(), o.device);
   fmt::print("untrained ImageModel: {} layers, {} heads, d_query {} (d_model {}), {} pixels per image ({}), "
              "10 logistics\n",
              o.layers, o.heads, o.d_query, o.heads * o.d_query, sw.L, o.image);
@@ -191,7 +199,8 @@ void print_header(const GenerateBenchOptions& o, const Sweep& sw) {
 double generation_seconds(nn::ImageModel& model, const Protocol& p, int64_t n, const Sweep& sw,
                           const GenerateBenchOptions& o, Generator& gen, GenerateBenchRow& r) {
   if (p.recurrent) {
-    const double s = time_best([&] { (void)nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend); }, o.min_seconds);
+    const double s =
+        time_best([&] { wait_for(nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend)); }, o.min_seconds);
     r.pixels_timed = sw.L - 1;
     return s;
   }
@@ -203,7 +212,7 @@ double generation_seconds(nn::ImageModel& model, const Protocol& p, int64_t n, c
     return s;
   }
   const auto t0 = Clock::now();
-  (void)nn::generate_recompute(model, n, sw.L, gen);
+  wait_for(nn::generate_recompute(model, n, sw.L, gen));
   const double s = since(t0);
   r.pixels_timed = sw.L - 1;
   r.note = "one run";
@@ -220,6 +229,9 @@ GenerateBenchRow bench_row(nn::ImageModel* model, const std::string& variant, co
   r.mode = p.recurrent ? "recurrent" : "recompute";
   if (p.recurrent) r.backend = p.backend == nn::RecurrentBackend::engine ? "engine" : "modules";
   r.pixels_per_image = sw.L;
+  r.device = o.device;
+  if (p.recurrent && o.device != "cpu" && variant.find("-modules") == std::string::npos)
+    r.note = fmt::format("on {} the compiled engine (CPU code) gives way to the modules", o.device);
   Generator gen(o.seed, 100 + uint64_t(n));
   double seconds = 0;  // for the whole batch
   try {
@@ -248,13 +260,17 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
   LINTRA_CHECK(sw.L >= 2, "bench generate: images need at least 2 pixels, got {}", sw.L);
   LINTRA_CHECK(!o.batch_sizes.empty(), "bench generate: no batch sizes");
   sw.P = o.pixels > 0 && o.pixels < sw.L - 1 ? std::max<int64_t>(2, o.pixels) : 0;
+  check_device_available(Device::parse(o.device));  // a missing GPU fails before any row
   print_header(o, sw);
   std::vector<GenerateBenchRow> rows;
   std::vector<std::string> profile_lines;
+  const Device device = Device::parse(o.device);
   for (const std::string& variant : o.variants) {
-    const Protocol p = protocol_of(variant, o.image);
+    Protocol p = protocol_of(variant, o.image);
+    if (!device.is_cpu() && p.backend == nn::RecurrentBackend::engine) p.backend = nn::RecurrentBackend::modules;
     const bool available = nn::builtin_attention_registry().contains(p.attention);
     std::shared_ptr<nn::ImageModel> model = available ? build_model(p, o) : nullptr;
+    if (model) model->to(device);
     for (int64_t n : o.batch_sizes) rows.push_back(bench_row(model.get(), variant, p, n, sw, o));
     if (!available || !p.recurrent || !o.profile) continue;
     Generator gen(o.seed, 99);

@@ -21,6 +21,10 @@
 // `extrapolated: true` and `pixels_timed: P`. With P = 0 (or ≥ L − 1) the real generate_recompute
 // runs once over every pixel.
 //
+// --device: the model and every pixel live on that device. The compiled engine is CPU code, so there the
+// engine variants run on ImageModel::step() (backend "modules", said in the row's note); each timed
+// generation ends by reading its images back to the host, which waits for a GPU's stream.
+//
 // Also printed: the per-token cost of each recurrent variant at batch 1 (a step and
 // sampling, best of 3 per position) averaged over the first and the last 10% of positions — flat for
 // causal-linear, growing with t for stateful-softmax.
@@ -49,6 +53,7 @@ struct GenerateBenchOptions {
   double min_seconds = 1.0;     // recurrent: timing budget per (variant, batch)
   bool profile = true;          // per-token cost of recurrent variants
   uint64_t seed = 1;
+  std::string device = "cpu";   // where the model runs: cpu, cuda, cuda:N (strict for tests)
 };
 
 struct GenerateBenchRow {
@@ -65,6 +70,7 @@ struct GenerateBenchRow {
   double ms_per_token_first = -1;  // recurrent, batch 1 with profile: first / last 10% of positions
   double ms_per_token_last = -1;
   std::string note;
+  std::string device;           // where it ran
 };
 
 std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions& options);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/allocator.h"
+#include "core/kernels.h"
 #include "core/simd.h"
 #include "core/threading.h"
 #include "train/experiment_config.h"
@@ -42,6 +43,7 @@ Config row_config(const TrainBenchOptions& o, const std::string& shape, const st
     overrides = {"model.layers=1", "model.heads=2", "model.d_query=4", "data.batch_size=2"};
     if (variant.rfind("lsh", 0) == 0) overrides.push_back("model.attention.chunk_size=4");
   }
+  overrides.push_back("device=" + o.device);
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   return train::load_experiment_config({fmt::format("{}/{}/paper/{}.yaml", o.configs_dir, shape, config_row(variant))},
                                        overrides);
@@ -77,6 +79,30 @@ double model_gflop(const Sizes& s, const Config& cfg) {
   const double per_layer = N * (4 * d * d + 2 * d * double(s.d_ff)) + attention_macs(s, cfg);
   const double head = N * d * 3 * double(s.mixtures);
   return 3.0 * 2.0 * double(s.B) * (double(s.layers) * per_layer + head) / 1e9;
+}
+
+// Waits for the work queued on a GPU by reading one element of t (numel ≥ 1) back: a copy queued after
+// everything before it on the device's one stream. Nothing on the CPU.
+void wait_for(const Tensor& t) {
+  if (!t.device().is_cpu() && t.numel() > 0) (void)t.reshape({-1}).narrow(0, 0, 1).cpu();
+}
+
+// cuBLAS GFLOP/s through lintra's matmul on `device` at the same shapes as sgemm_rate.
+double device_gemm_rate(const Sizes& s, Device device) {
+  const int64_t rows = s.B * s.N;
+  Generator gen(9);
+  auto gemm = [&](int64_t K, int64_t N) {
+    const Tensor x = Tensor::uniform({rows, K}, gen, -1, 1).to(device), w = Tensor::uniform({K, N}, gen, -1, 1).to(device);
+    Tensor y = Tensor::empty({rows, N}, DType::f32, device);
+    return time_best(
+        [&] {
+          kernels::on(y).matmul(x, w, y);
+          wait_for(y);
+        },
+        0.3);
+  };
+  const double seconds = 4 * gemm(s.d, s.d) + gemm(s.d, s.d_ff) + gemm(s.d_ff, s.d);
+  return 2.0 * double(rows) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff)) / seconds / 1e9;
 }
 
 // cblas_sgemm GFLOP/s at the model's GEMM shapes, weighted as one layer uses them (4 of d × d, one
@@ -132,18 +158,22 @@ struct Step {
     nn::ModelOutput out = model->loss(batch);
     out.loss.backward();
     optimizer->step();
+    wait_for(out.loss.data());  // queued before this copy: the whole step
   }
 };
 
 Step make_step(const Config& cfg, int64_t length) {
   Step s;
+  const Device device = train::experiment_device(cfg, /*check_available=*/true);
   s.model = train::build_model(cfg);
+  s.model->to(device);
   s.model->train();
   std::vector<train::NamedParam> params;
   for (const auto& [name, v] : s.model->named_parameters()) params.push_back({name, v});
   s.optimizer = train::make_optimizer(params, train::optimizer_options(cfg));
   Generator gen(uint64_t(cfg.get_int("seed")));
   s.batch.inputs = random_pixels(cfg.get_int("data.batch_size"), length, gen);
+  s.batch = s.batch.to(device);
   return s;
 }
 
@@ -196,6 +226,7 @@ TrainBenchRow run_row(const TrainBenchOptions& o, const std::string& shape, cons
   CpuAllocator::instance().release_cached();
   reset_peak_rss();
   TrainBenchRow row{variant, shape, s.B, s.layers, length, o.steps};
+  row.device = o.device;
   row.timed_layers = layers;
   row.timed_batch = batch;
   {
@@ -216,7 +247,8 @@ TrainBenchRow run_row(const TrainBenchOptions& o, const std::string& shape, cons
   row.peak_rss_mb = peak_rss_mb();
   row.model_gflop = model_gflop(s, cfg);
   row.gflops_per_s = row.model_gflop / row.step_s;
-  row.sgemm_gflops_per_s = sgemm_rate(s);
+  const Device device = train::experiment_device(cfg, /*check_available=*/false);
+  row.sgemm_gflops_per_s = device.is_cpu() ? sgemm_rate(s) : device_gemm_rate(s, device);
   return row;
 }
 
@@ -237,6 +269,7 @@ nlohmann::ordered_json to_json(const TrainBenchRow& r) {
           {"cpu", cpu_model()},
           {"simd_target", simd_target()},
           {"threads", num_threads()},
+          {"device", r.device},
           {"timed_layers", r.timed_layers},
           {"timed_batch", r.timed_batch},
           {"note", r.note}};
@@ -258,7 +291,7 @@ std::vector<TrainBenchRow> run_train_benchmark(const TrainBenchOptions& o) {
   const std::vector<std::string>& variants = o.variants.empty() ? kTrainVariants : o.variants;
   for (const std::string& shape : shapes) row_config(o, shape, kTrainVariants[0]);  // unknown names fail first
   for (const std::string& variant : variants) config_row(variant);
-  fmt::print("lintra bench train — {}\n", machine_line());
+  fmt::print("lintra bench train — {}, device {}\n", machine_line(), o.device);
   fmt::print("one training step (forward, backward, RAdam update) of the paper's configs on random pixels; median of "
              "{} steps after a warm-up{}\n\n",
              o.steps, o.smoke ? "; SMOKE sizes" : "");

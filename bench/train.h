@@ -25,7 +25,11 @@
 //   peak_rss_mb                             the process's peak resident set during the row (VmHWM,
 //                                           reset before the row; the allocator cache is emptied first)
 //   user_s, sys_s                           CPU seconds per timed step (all threads), from getrusage
-// plus cpu and simd_target (the machine line of every bench: CPU model and the dispatched ISA).
+// plus cpu and simd_target (the machine line of every bench: CPU model and the dispatched ISA), and
+// device. On a GPU (--device cuda) each timed step ends by reading the loss back to the
+// host, which waits for the device's stream (the kernels run asynchronously); sgemm_gflops_per_s is then
+// cuBLAS's rate at the same shapes (lintra's matmul on the device, one cuBLAS call per product), and
+// peak_rss_mb is the host's only.
 //
 // Memory: a row whose predicted activations exceed memory_cap_mb (softmax at the CIFAR-10 shape keeps
 // about 6 × B·H·N² floats per layer: 7 GB per layer at batch 4) is timed with as many of its layers,
@@ -51,6 +55,7 @@ struct TrainBenchOptions {
   bool smoke = false;                 // tiny sizes (tests)
   std::string configs_dir = "configs";
   double memory_cap_mb = 6000;        // rows predicted above it are timed with fewer layers (then samples)
+  std::string device = "cpu";         // where the model trains: cpu, cuda, cuda:N (the config key `device`)
 };
 
 inline const std::vector<std::string> kTrainVariants = {"softmax", "causal-linear", "lsh-1", "lsh-4"};
@@ -64,6 +69,7 @@ struct TrainBenchRow {
   double peak_rss_mb = 0, user_s = 0, sys_s = 0;
   int64_t timed_layers = 0, timed_batch = 0;  // what ran, when the memory cap shrank it
   std::string note;                           // how the row was scaled, or empty
+  std::string device;                         // where it trained
 };
 
 // Runs every (shape, variant), prints a table, writes the JSON, returns the rows.

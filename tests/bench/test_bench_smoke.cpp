@@ -1,4 +1,5 @@
-// test_bench_smoke.cpp — `lintra bench attention`, `bench train` and `bench generate` run end to end
+// test_bench_smoke.cpp — `lintra bench attention`, `bench train` (also on the strict device) and
+// `bench generate` run end to end
 // at tiny sizes and write JSON with the documented fields. Timings are never asserted (benchmarks
 // are not tests).
 #include <gtest/gtest.h>
@@ -12,10 +13,14 @@
 #include "bench/attention.h"
 #include "bench/generate.h"
 #include "bench/train.h"
+#include "core/device.h"
 #include "core/error.h"
+#include "tests/test_util.h"
 
 namespace lintra::bench {
 namespace {
+
+using lintra::testing::error_of;
 
 nlohmann::json read_json(const std::filesystem::path& p) {
   std::ifstream f(p);
@@ -43,9 +48,9 @@ TEST(BenchSmoke, AttentionWritesOneObjectPerVariantAndN) {
   ASSERT_EQ(rows.size(), 9u);
   ASSERT_EQ(j.size(), 9u);
   for (const auto& r : j) {
-    EXPECT_EQ(r.size(), 9u) << r.dump();  // exactly the documented fields
-    for (const char* key : {"variant", "n", "batch", "heads", "dim", "causal", "ms_per_sample", "mb_per_sample",
-                            "skipped"})
+    EXPECT_EQ(r.size(), 10u) << r.dump();  // exactly the documented fields
+    for (const char* key : {"variant", "device", "n", "batch", "heads", "dim", "causal", "ms_per_sample",
+                            "mb_per_sample", "skipped"})
       EXPECT_TRUE(r.contains(key)) << key;
   }
   EXPECT_EQ(j[0]["variant"], "softmax");
@@ -59,6 +64,31 @@ TEST(BenchSmoke, AttentionWritesOneObjectPerVariantAndN) {
   EXPECT_TRUE(j[3]["causal"].get<bool>());
   EXPECT_TRUE(j[6]["skipped"].get<bool>());  // an unknown variant is reported, not thrown
   EXPECT_NE(rows[6].note.find("no-such-variant"), std::string::npos);
+}
+
+// --device strict: the inner attentions' forward and backward run on the strict test device (no host
+// loop over its tensors) and measure its allocator; a device the machine lacks fails naming it.
+TEST(BenchSmoke, AttentionRunsOnTheStrictDevice) {
+  AttentionBenchOptions o;
+  o.variants = {"softmax", "causal-linear", "linear", "reformer"};
+  o.min_n = 64;
+  o.max_n = 64;
+  o.tokens = 64;
+  o.heads = 2;
+  o.dim = 8;
+  o.min_seconds = 0;
+  o.device = "strict";
+  const auto rows = run_attention_benchmark(o);
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) {
+    EXPECT_FALSE(r.skipped) << r.variant << ": " << r.note;
+    EXPECT_EQ(r.device, "strict");
+    EXPECT_GT(r.mb_per_sample, 0) << r.variant;
+  }
+  if (!cuda_available()) {
+    o.device = "cuda:0";
+    EXPECT_HAS(error_of([&] { run_attention_benchmark(o); }), "cuda:0");
+  }
 }
 
 TEST(BenchSmoke, GenerateWritesEveryVariant) {
@@ -88,6 +118,30 @@ TEST(BenchSmoke, GenerateWritesEveryVariant) {
   EXPECT_TRUE(j[4]["extrapolated"].get<bool>());
   EXPECT_EQ(j[4]["pixels_timed"], 2);
   EXPECT_GT(j[4]["seconds_per_image"].get<double>(), 0);
+}
+
+// --device strict: generation on the strict test device (the engine rows fall back to the modules and
+// say so), recurrent and recomputed.
+TEST(BenchSmoke, GenerateRunsOnTheStrictDevice) {
+  GenerateBenchOptions o;
+  o.batch_sizes = {2};
+  o.layers = 1;
+  o.heads = 2;
+  o.d_query = 4;
+  o.length = 10;
+  o.pixels = 2;
+  o.min_seconds = 0;
+  o.variants = {"causal-linear", "softmax"};
+  o.device = "strict";
+  const auto rows = run_generate_benchmark(o);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& r : rows) {
+    EXPECT_TRUE(r.available) << r.variant << ": " << r.note;
+    EXPECT_EQ(r.device, "strict");
+    EXPECT_GT(r.images_per_s, 0) << r.variant;
+  }
+  EXPECT_EQ(rows[0].backend, "modules");
+  EXPECT_HAS(rows[0].note, "gives way to the modules");
 }
 
 TEST(BenchSmoke, TrainWritesOneObjectPerShapeAndVariant) {
@@ -135,6 +189,29 @@ TEST(BenchSmoke, TrainShrinksARowOverTheMemoryCapAndSaysSo) {
   EXPECT_NE(rows[0].note.find("batch 1 of 2"), std::string::npos) << rows[0].note;
   o.memory_cap_mb = 1e6;
   EXPECT_TRUE(run_train_benchmark(o)[0].note.empty());
+}
+
+// --device: every variant's step runs on the strict test device (no host loop over its tensors), the
+// yardstick is that device's matmul, and the rows say where they ran; a device this build or machine
+// lacks fails before any row, naming it.
+TEST(BenchSmoke, TrainRunsOnTheStrictDeviceAndRefusesAMissingOne) {
+  TrainBenchOptions o;
+  o.configs_dir = std::string(LINTRA_SOURCE_DIR) + "/configs";
+  o.smoke = true;
+  o.steps = 1;
+  o.shapes = {"mnist"};
+  o.device = "strict";
+  const auto rows = run_train_benchmark(o);
+  ASSERT_EQ(rows.size(), kTrainVariants.size());
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.device, "strict");
+    EXPECT_GT(r.step_s, 0);
+    EXPECT_GT(r.sgemm_gflops_per_s, 0);
+  }
+  if (!cuda_available()) {
+    o.device = "cuda:0";
+    EXPECT_HAS(error_of([&] { run_train_benchmark(o); }), "cuda:0");
+  }
 }
 
 TEST(BenchSmoke, TrainRejectsAnUnknownShapeOrVariant) {
