@@ -40,7 +40,8 @@ template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE hn::Vec<D> load_partial(D d, const T* p, int64_t n, T fill) {
   HWY_ALIGN T buf[hn::MaxLanes(D())];
   for (size_t i = 0; i < hn::MaxLanes(d); ++i) buf[i] = fill;
-  std::memcpy(buf, p, size_t(n) * sizeof(T));
+  // n < Lanes by contract; the bound also tells GCC the copy fits (else -Wstringop-overflow at 1 lane).
+  std::memcpy(buf, p, std::min(size_t(n), hn::MaxLanes(d)) * sizeof(T));
   return hn::Load(d, buf);
 }
 
@@ -48,7 +49,7 @@ template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void store_partial(D d, hn::Vec<D> v, T* p, int64_t n) {
   HWY_ALIGN T buf[hn::MaxLanes(D())];
   hn::Store(v, d, buf);
-  std::memcpy(p, buf, size_t(n) * sizeof(T));
+  std::memcpy(p, buf, std::min(size_t(n), hn::MaxLanes(d)) * sizeof(T));
 }
 
 // eˣ in float32 by exactly the steps of core/scalar_ops.h exp_f32 (the scalar kernels' formula):

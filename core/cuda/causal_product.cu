@@ -8,19 +8,14 @@
 #include <algorithm>
 
 #include "core/cuda/causal_product.h"
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 
 namespace lintra::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
 constexpr size_t kSharedBytes = 48 * 1024;
-
-void check_launch(int device, const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
 
 // Shared memory of the output pass: A_c, B_c (C × Dk), C_c (C × Dc), P (Dk × Dc), scores (C × C).
 size_t output_shared(size_t elem, int64_t C, int64_t Dk, int64_t Dc) {
@@ -112,8 +107,7 @@ template <class T> void launch(int device, const T* a, const T* b, const T* c, T
   const int64_t C = causal_product_chunk(sizeof(T) == 4 ? Elem::f32 : Elem::f64, Dk, Dc);
   if (C == 0) detail::fail("causal_product", device, "the head dims do not fit shared memory", __FILE__, __LINE__);
   const Dims dm{N, Dk, Dc, C, (N + C - 1) / C, reverse};
-  set_current(device);
-  const auto s = static_cast<cudaStream_t>(stream(device));
+  const cudaStream_t s = stream_of(device);
   const dim3 grid(unsigned(dm.chunks), unsigned(BH));
   chunk_state_kernel<T><<<grid, kThreads, sizeof(T) * size_t(C * (Dk + Dc)), s>>>(b, c, scratch, dm);
   check_launch(device, "causal_product (chunk states)");

@@ -4,18 +4,12 @@
 #include <algorithm>
 
 #include "core/cuda/ctc.h"
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 
 namespace lintra::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-void check_launch(int device, const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
 
 __device__ inline double lse2(double a, double b) {
   if (a == -INFINITY) return b;
@@ -127,8 +121,7 @@ void ctc_loss(int device, const double* z, const int64_t* targets, const int64_t
               const int64_t* target_lengths, int64_t B, int64_t T, int64_t C, int64_t S, double* nll, double* grad,
               int64_t* status, double* scratch) {
   if (B == 0) return;
-  set_current(device);
-  const auto s = static_cast<cudaStream_t>(stream(device));
+  const cudaStream_t s = stream_of(device);
   ctc_kernel<<<unsigned(B), kThreads, 0, s>>>(z, targets, input_lengths, target_lengths, T, C, S, nll, grad, status,
                                               scratch);
   check_launch(device, "ctc_loss");

@@ -2,18 +2,12 @@
 #include <cuda_runtime.h>
 
 #include "core/cuda/lsh_plan.h"
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 
 namespace lintra::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-void check_launch(int device, const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
 
 // (1) The CPU's sort_round for (b, h) = blockIdx.x, by its first thread; perm: −1 for fill slots.
 __global__ void sort_kernel(LshPlanShape g, const int64_t* buckets, const int64_t* lengths, int64_t* scatter,
@@ -81,8 +75,7 @@ void lsh_plan(int device, Elem type, const LshPlanShape& g, const int64_t* bucke
               bool masked, double self_logit, int64_t* query_rows, int64_t* window_rows, int64_t* scatter,
               void* additive, void* row_ok, int64_t* scratch) {
   if (g.BH == 0) return;
-  set_current(device);
-  const auto s = static_cast<cudaStream_t>(stream(device));
+  const cudaStream_t s = stream_of(device);
   sort_kernel<<<unsigned(g.BH), kThreads, 0, s>>>(g, buckets, lengths, scatter, query_rows, scratch);
   check_launch(device, "lsh_plan (sort)");
   if (g.nc == 0) return;

@@ -4,18 +4,14 @@
 #include <algorithm>
 
 #include "core/cuda/mixture_of_logistics.h"
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 
 namespace lintra::cuda {
 
 namespace {
 
-constexpr int kThreads = 128;
-
-void check_launch(int device, const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
+constexpr int kRowsPerBlock = 128;
 
 template <class T> __device__ bool finite_component(const T* row, int64_t K, int64_t k) {
   return isfinite(double(row[k])) && isfinite(double(row[K + k])) && isfinite(double(row[2 * K + k]));
@@ -76,12 +72,10 @@ template <class T> __global__ void finish_kernel(const T* params, int64_t R, int
 
 template <class T> void launch(int device, const T* params, const double* uniforms, int64_t R, int64_t K,
                                int64_t levels, int64_t* out, int64_t* bad) {
-  set_current(device);
-  const auto s = static_cast<cudaStream_t>(stream(device));
+  const cudaStream_t s = stream_of(device);
   start_kernel<<<1, 1, 0, s>>>(R, bad);
   if (R > 0) {
-    const unsigned grid = unsigned(std::clamp<int64_t>((R + kThreads - 1) / kThreads, 1, 65535));
-    sample_kernel<T><<<grid, kThreads, 0, s>>>(params, uniforms, R, K, levels, out, bad);
+    sample_kernel<T><<<grid_for(R, kRowsPerBlock), kRowsPerBlock, 0, s>>>(params, uniforms, R, K, levels, out, bad);
   }
   finish_kernel<T><<<1, 1, 0, s>>>(params, R, K, bad);
   check_launch(device, "sample_mol");

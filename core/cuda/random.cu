@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/cuda/random.h"
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 #include "core/philox.h"
 
@@ -12,7 +13,6 @@ namespace lintra::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 // lo + span·u with the product and the sum rounded separately (no fused multiply-add), as on the CPU.
@@ -60,25 +60,17 @@ template <class T> __global__ void normal_kernel(T* out, int64_t n, uint64_t fir
   }
 }
 
-unsigned grid_for(int64_t n) { return unsigned(std::clamp<int64_t>((n / 4 + kThreads - 1) / kThreads, 1, 65535)); }
-
-void check_launch(int device, const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
-
 }  // namespace
 
 void uniform(int device, Elem type, void* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed, double low,
              double high) {
   if (n == 0) return;
-  set_current(device);
-  const auto s = static_cast<cudaStream_t>(lintra::cuda::stream(device));
+  const cudaStream_t s = stream_of(device);
   if (type == Elem::f32) {
-    uniform_kernel<float><<<grid_for(n), kThreads, 0, s>>>(static_cast<float*>(out), n, first, stream, seed,
+    uniform_kernel<float><<<grid_for((n + 3) / 4), kThreads, 0, s>>>(static_cast<float*>(out), n, first, stream, seed,
                                                            float(low), float(high - low));
   } else if (type == Elem::f64) {
-    uniform_kernel<double><<<grid_for(n), kThreads, 0, s>>>(static_cast<double*>(out), n, first, stream, seed, low,
+    uniform_kernel<double><<<grid_for((n + 3) / 4), kThreads, 0, s>>>(static_cast<double*>(out), n, first, stream, seed, low,
                                                             high - low);
   } else {
     detail::fail("uniform", device, "only float32 and float64 fills exist (the caller should have refused it)",
@@ -90,12 +82,11 @@ void uniform(int device, Elem type, void* out, int64_t n, uint64_t first, uint64
 void normal(int device, Elem type, void* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed, double mean,
             double std) {
   if (n == 0) return;
-  set_current(device);
-  const auto s = static_cast<cudaStream_t>(lintra::cuda::stream(device));
+  const cudaStream_t s = stream_of(device);
   if (type == Elem::f32) {
-    normal_kernel<float><<<grid_for(n), kThreads, 0, s>>>(static_cast<float*>(out), n, first, stream, seed, mean, std);
+    normal_kernel<float><<<grid_for((n + 3) / 4), kThreads, 0, s>>>(static_cast<float*>(out), n, first, stream, seed, mean, std);
   } else if (type == Elem::f64) {
-    normal_kernel<double><<<grid_for(n), kThreads, 0, s>>>(static_cast<double*>(out), n, first, stream, seed, mean,
+    normal_kernel<double><<<grid_for((n + 3) / 4), kThreads, 0, s>>>(static_cast<double*>(out), n, first, stream, seed, mean,
                                                            std);
   } else {
     detail::fail("normal", device, "only float32 and float64 fills exist (the caller should have refused it)",

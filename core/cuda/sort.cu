@@ -6,6 +6,7 @@
 #include <cub/device/device_segmented_sort.cuh>
 #include <type_traits>
 
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 #include "core/cuda/sort.h"
 
@@ -13,17 +14,8 @@ namespace lintra::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
-
 void check(cudaError_t err, int device, const char* what) {
   if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
-
-unsigned grid_for(int64_t n) { return unsigned(std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1, 65535)); }
-
-cudaStream_t stream_of(int device) {
-  set_current(device);
-  return static_cast<cudaStream_t>(stream(device));
 }
 
 template <class F> void dispatch(int device, Elem type, F&& f) {

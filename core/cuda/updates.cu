@@ -5,26 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cuda/launch.cuh"
 #include "core/cuda/runtime.h"
 #include "core/cuda/updates.h"
 
 namespace lintra::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-void check_launch(int device, const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
-}
-
-unsigned grid_for(int64_t n) { return unsigned(std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1, 65535)); }
-
-cudaStream_t stream_of(int device) {
-  set_current(device);
-  return static_cast<cudaStream_t>(stream(device));
-}
 
 // f.template operator()<T>() for f32 and f64.
 template <class F> void floats(int device, Elem type, const char* what, F&& f) {
