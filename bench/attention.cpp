@@ -63,7 +63,7 @@ Measurement measure(nn::InnerAttention& attn, const Tensor& q, const Tensor& k, 
     Var qv(q, true), kv(k, true), vv(v, true);
     Var out = attn.forward(qv, kv, vv, masks);
     out.backward(g);
-    if (!q.device().is_cpu()) (void)qv.grad().reshape({-1}).narrow(0, 0, 1).cpu();
+    wait_for_device(qv.grad());
   };
   Allocator& alloc = allocator_for(q.device());
   const int64_t before = alloc.stats().in_use_bytes;

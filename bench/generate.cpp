@@ -26,11 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Waits for the work queued on a GPU before t by copying t to the host; nothing on the CPU.
-void wait_for(const Tensor& t) {
-  if (!t.device().is_cpu()) (void)t.cpu();
-}
-
 // The attention and the protocol of each of the paper's generation rows.
 struct Protocol {
   std::string attention;
@@ -92,7 +87,7 @@ double recompute_pixel_seconds(nn::ImageModel& model, int64_t n, int64_t t, Gene
   for (int r = 0; r < 3; ++r) {
     const auto t0 = Clock::now();
     Var params = model.mixture_params(prefix);
-    wait_for(nn::sample_mol(params.data().select(1, t - 1), gen, nn::ImageModel::kLevels));
+    wait_for_device(nn::sample_mol(params.data().select(1, t - 1), gen, nn::ImageModel::kLevels));
     best = std::min(best, since(t0));
   }
   return best;
@@ -138,7 +133,7 @@ std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, nn::Re
       } else {
         Var out = model.step(pixel, t, states);
         pixel = nn::sample_mol(out.data(), gen, nn::ImageModel::kLevels);
-        wait_for(pixel);
+        wait_for_device(pixel);
       }
       best[size_t(t)] = std::min(best[size_t(t)], since(t0));
     }
@@ -200,7 +195,7 @@ double generation_seconds(nn::ImageModel& model, const Protocol& p, int64_t n, c
                           const GenerateBenchOptions& o, Generator& gen, GenerateBenchRow& r) {
   if (p.recurrent) {
     const double s =
-        time_best([&] { wait_for(nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend)); }, o.min_seconds);
+        time_best([&] { wait_for_device(nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend)); }, o.min_seconds);
     r.pixels_timed = sw.L - 1;
     return s;
   }
@@ -212,7 +207,7 @@ double generation_seconds(nn::ImageModel& model, const Protocol& p, int64_t n, c
     return s;
   }
   const auto t0 = Clock::now();
-  wait_for(nn::generate_recompute(model, n, sw.L, gen));
+  wait_for_device(nn::generate_recompute(model, n, sw.L, gen));
   const double s = since(t0);
   r.pixels_timed = sw.L - 1;
   r.note = "one run";

@@ -104,4 +104,8 @@ std::string git_revision() {
   return dirty.empty() ? rev : rev + " (with uncommitted changes)";
 }
 
+void wait_for_device(const Tensor& t) {
+  if (!t.device().is_cpu() && t.numel() > 0) (void)t.reshape({-1}).narrow(0, 0, 1).cpu();
+}
+
 }  // namespace lintra::bench

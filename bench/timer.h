@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace lintra::bench {
 
 struct PairTiming {
@@ -20,6 +22,11 @@ PairTiming time_pair(const std::function<void()>& a, const std::function<void()>
 
 // Best time of f over repeats for at least min_seconds (at least 3 repeats).
 double time_best(const std::function<void()>& f, double min_seconds = 1.0);
+
+// Waits for the work queued on t's GPU before now by reading one element of t back to the host (a copy
+// queued after everything before it on the device's one stream); nothing on the CPU or for an empty t.
+// Every timed call of a bench on a device ends with it.
+void wait_for_device(const Tensor& t);
 
 std::string cpu_model();  // from /proc/cpuinfo
 

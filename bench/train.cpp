@@ -81,12 +81,6 @@ double model_gflop(const Sizes& s, const Config& cfg) {
   return 3.0 * 2.0 * double(s.B) * (double(s.layers) * per_layer + head) / 1e9;
 }
 
-// Waits for the work queued on a GPU by reading one element of t (numel ≥ 1) back: a copy queued after
-// everything before it on the device's one stream. Nothing on the CPU.
-void wait_for(const Tensor& t) {
-  if (!t.device().is_cpu() && t.numel() > 0) (void)t.reshape({-1}).narrow(0, 0, 1).cpu();
-}
-
 // cuBLAS GFLOP/s through lintra's matmul on `device` at the same shapes as sgemm_rate.
 double device_gemm_rate(const Sizes& s, Device device) {
   const int64_t rows = s.B * s.N;
@@ -97,7 +91,7 @@ double device_gemm_rate(const Sizes& s, Device device) {
     return time_best(
         [&] {
           kernels::on(y).matmul(x, w, y);
-          wait_for(y);
+          wait_for_device(y);
         },
         0.3);
   };
@@ -158,7 +152,7 @@ struct Step {
     nn::ModelOutput out = model->loss(batch);
     out.loss.backward();
     optimizer->step();
-    wait_for(out.loss.data());  // queued before this copy: the whole step
+    wait_for_device(out.loss.data());  // queued before this copy: the whole step
   }
 };
 
