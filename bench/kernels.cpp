@@ -154,6 +154,14 @@ MemoryWork memory_work(const std::string& name, const Tensor& x, const Tensor& y
     Tensor allowed = ops::le(pos.view({1, 784}), pos.view({784, 1}));
     return {[rows, allowed] { (void)ops::masked_softmax(rows, allowed); }, 2 * nb};
   }
+  if (name == "sum_rows") {  // rows of 784 summed: a loss's per-sequence sum (core/cpu/reduce.cpp run path)
+    Tensor rows = x.view({n / 784, 784});
+    return {[rows] { (void)ops::sum(rows, {1}); }, nb};
+  }
+  if (name == "sum_columns") {  // (n/256, 256) summed over the rows: a bias gradient (the accumulate path)
+    Tensor rows = x.view({n / 256, 256});
+    return {[rows] { (void)ops::sum(rows, {0}); }, nb};
+  }
   if (name == "layer_norm_fwd_bwd") {  // rows of 256 (the paper's d_model), forward then backward
     Tensor rows = x.view({n / 256, 256}), g = y.view({n / 256, 256});
     Tensor gamma = Tensor::ones({256}), beta = Tensor::zeros({256});
@@ -231,6 +239,8 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       [&] { return memory_case("dropout_mask", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("masked_softmax_causal", int64_t(784) * 784 * 8, opt.min_seconds); },
       [&] { return lstm_case(8, 200, 256, opt.min_seconds); },
+      [&] { return memory_case("sum_rows", int64_t(784) << 13, opt.min_seconds); },
+      [&] { return memory_case("sum_columns", int64_t(1) << 22, opt.min_seconds); },
   };
   static const char* names[] = {"matmul_6272x256x256", "matmul_6272x256x1024", "matmul_6272x1024x256",
                                 "batched_matmul_64x784x32x784", "add_16M_f32", "softmax_rows_16M_f32",
@@ -238,8 +248,9 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                                 "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
                                 "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
                                 "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32",
-                                "masked_softmax_causal_4M_f32", "lstm_fwd_bwd_8x200x256"};
-  static_assert(std::size(names) == 21);
+                                "masked_softmax_causal_4M_f32", "lstm_fwd_bwd_8x200x256", "sum_rows_6M_f32",
+                                "sum_columns_4M_f32"};
+  static_assert(std::size(names) == 23);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;

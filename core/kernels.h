@@ -10,10 +10,9 @@
 // leaves a kernel out does not compile (g++ 12: "could not convert '<brace-enclosed initializer
 // list>()' from '<brace-enclosed initializer list>' to 'Kernel<…>'"), and a backend function that is
 // declared but not written is a link error — never a run-time surprise. The CUDA table
-// (core/cuda/kernel_table.cpp, builds with LINTRA_WITH_CUDA) runs copy, fill, the elementwise ops
-// and matmul (cuBLAS) on the GPU; each of its other entries throws naming the kernel (issue 15).
-// Slow, obvious versions of the kernels live in core/reference/
-// and serve only as test oracles.
+// (core/cuda/kernel_table.cpp, builds with LINTRA_WITH_CUDA) has a GPU kernel for every member:
+// core/cuda/*.cu, matmul through cuBLAS, sort and scan through CUB. Slow, obvious versions of the
+// kernels live in core/reference/ and serve only as test oracles.
 //
 // One device per call. Calling a Kernel checks that every defined tensor argument lives on one device
 // and otherwise throws naming both devices, the tensors and the caller (Kernel::operator()): this is
@@ -23,7 +22,8 @@
 // declaration (`kernel_function<&KernelTable::name> name;`) and its `.name = name` entry; (3) its
 // definition in core/cpu/<family>.cpp (the signature as written here, else the link fails); (4) its
 // entry `.name = on_host<&KernelTable::name>` in core/strict/kernel_table.cpp; (5) its CUDA entry in
-// core/cuda/kernel_table.cpp (`not_on_cuda<&KernelTable::name>` until it has a CUDA kernel). Then its caller in core/ops.cpp, its reference and its test.
+// core/cuda/kernel_table.cpp, its kernel in core/cuda/<family>.cu. Then its caller in core/ops.cpp,
+// its reference and its tests (the CPU against the reference on every SIMD target; CUDA against the CPU).
 //
 // Conventions: inputs may have any strides; `out` arguments are preallocated by the caller (core/ops.cpp),
 // contiguous, with the documented shape and dtype. Kernels validate nothing the caller already checked,

@@ -47,10 +47,11 @@ template <typename T> LINTRA_HD inline T relu(T x) { return x > T(0) ? x : T(0);
 // elu(x) = x for x > 0, α(eᵡ − 1) otherwise.
 template <typename T> LINTRA_HD inline T elu(T x, T alpha) { return x > T(0) ? x : alpha * (exp<T>(x) - T(1)); }
 template <typename T> LINTRA_HD inline T elu_grad(T x, T alpha) { return x > T(0) ? T(1) : alpha * exp<T>(x); }
-// gelu(x) = x·Φ(x) with the exact normal CDF Φ(x) = (1 + erf(x/√2))/2 (PyTorch's default).
-template <typename T> LINTRA_HD inline T gelu(T x) { return x * T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752))); }
+// gelu(x) = x·Φ(x) with the exact normal CDF Φ(x) = (1 + erf(x/√2))/2 (PyTorch's default), computed
+// as erfc(−x/√2)/2, which keeps its relative accuracy in the left tail where 1 + erf cancels.
+template <typename T> LINTRA_HD inline T gelu(T x) { return x * T(0.5) * std::erfc(x * T(-0.70710678118654752)); }
 template <typename T> LINTRA_HD inline T gelu_grad(T x) {
-  T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752)));
+  T cdf = T(0.5) * std::erfc(x * T(-0.70710678118654752));
   T pdf = std::exp(T(-0.5) * x * x) * T(0.39894228040143268);
   return cdf + x * pdf;
 }

@@ -6,10 +6,18 @@
 // operand walks contiguously become one), so contiguous tensors become a single row that is split
 // into blocks for the OpenMP threads; otherwise the rows are distributed. allow_parallel = false
 // keeps the visit serial (kernels whose rows may write the same element, e.g. scatter_add).
+//
+// Work is handed out in blocks of about kBlockElements elements, one block at a time (OpenMP
+// schedule(dynamic)), never split once per thread: when another process holds one of the cores, the
+// thread the OS slows takes fewer blocks instead of keeping the others waiting at the end (issue 13:
+// a step may get at most 1.5× slower when one of two cores is taken). Blocks depend only on the sizes,
+// so no result depends on the schedule. for_each_block(n, block, parallel, f) is that loop for the
+// kernels' own index ranges; block_items(cost) sizes a block of items of `cost` elements each.
 #pragma once
 
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -19,6 +27,18 @@
 namespace lintra::kernels::cpu {
 
 constexpr int64_t kParallelGrain = 1 << 15;  // elements below which a loop stays serial
+constexpr int64_t kBlockElements = 1 << 14;  // elements per block handed to a thread (64 KB of float32)
+
+// Items per block when each item costs `cost` elements of work: about kBlockElements, at least 1.
+inline int64_t block_items(int64_t cost) { return std::max<int64_t>(1, kBlockElements / std::max<int64_t>(1, cost)); }
+
+// f(i0, i1) for the blocks [0, block), [block, 2·block), … of [0, n), handed to the OpenMP threads one
+// at a time when `parallel` (and there are two blocks or more), else in order on this thread.
+template <typename F> void for_each_block(int64_t n, int64_t block, bool parallel, F&& f) {
+  const int64_t nblocks = (n + block - 1) / block;
+#pragma omp parallel for schedule(dynamic, 1) if (parallel && nblocks > 1)
+  for (int64_t b = 0; b < nblocks; ++b) f(b * block, std::min(n, (b + 1) * block));
+}
 
 template <size_t NOps, typename F>
 void for_each_row(const Shape& shape_in, const std::array<Strides, NOps>& strides_in, F&& f,
@@ -51,9 +71,9 @@ void for_each_row(const Shape& shape_in, const std::array<Strides, NOps>& stride
 
   if (ndim == 1) {
     // One long row: split into blocks.
-    const int64_t block = 1 << 14;
+    const int64_t block = kBlockElements;
     const int64_t nblocks = (inner + block - 1) / block;
-#pragma omp parallel for schedule(static) if (allow_parallel && total >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, 1) if (allow_parallel && total >= kParallelGrain)
     for (int64_t b = 0; b < nblocks; ++b) {
       std::array<int64_t, NOps> off;
       for (size_t k = 0; k < NOps; ++k) off[k] = b * block * inner_strides[k];
@@ -62,7 +82,8 @@ void for_each_row(const Shape& shape_in, const std::array<Strides, NOps>& stride
     return;
   }
   const int64_t rows = total / inner;
-#pragma omp parallel for schedule(static) if (allow_parallel && total >= kParallelGrain)
+  const int64_t rows_per_block = block_items(inner);
+#pragma omp parallel for schedule(dynamic, rows_per_block) if (allow_parallel && total >= kParallelGrain)
   for (int64_t r = 0; r < rows; ++r) {
     std::array<int64_t, NOps> off{};
     int64_t rem = r;

@@ -1,12 +1,16 @@
 // cpu/reduce.cpp — sum/max/min and arg-max/min over one dim.
 //
 // out has x's shape with `dim` set to 1. Two loop shapes: when x is contiguous along dim (row
-// reductions) each output element reduces one contiguous run, vectorised with an OpenMP simd
-// reduction; otherwise each output row accumulates x's slices r = 0 … R−1 elementwise, which keeps
-// the inner loop contiguous for column reductions (e.g. a bias gradient summed over the batch).
+// reductions) each output element reduces one contiguous run; otherwise each output row accumulates
+// x's slices r = 0 … R−1 elementwise, which keeps the inner loop contiguous for column reductions
+// (e.g. a bias gradient summed over the batch). float32 runs and rows of at least kSimdRun elements
+// take the Highway path (cpu/reduce_simd.h, dispatched per CPU); the rest, an OpenMP simd sum or the
+// scalar combine.
 #include <limits>
+#include <type_traits>
 
 #include "core/cpu/loops.h"
+#include "core/cpu/reduce_simd.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -31,8 +35,14 @@ template <typename T> inline T combine(ReduceOp op, T acc, T v) {
   return acc;
 }
 
+// Below this many elements a dispatched vector call costs more than the scalar loop saves.
+constexpr int64_t kSimdRun = 16;
+
 template <typename T>
 T reduce_run(ReduceOp op, const T* p, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (n >= kSimdRun) return reduce_run_simd_f32(op, p, n);
+  }
   T acc = reduce_init<T>(op);
   if (op == ReduceOp::sum) {
 #pragma omp simd reduction(+ : acc)
@@ -66,6 +76,12 @@ void reduce_typed(ReduceOp op, const Tensor& x, int64_t dim, Tensor& out) {
                     for (int64_t i = 0; i < n; ++i) o[i * st[1]] = init;
                     for (int64_t r = 0; r < R; ++r) {
                       const T* p = xp + off[0] + r * rs;
+                      if constexpr (std::is_same_v<T, float>) {
+                        if (st[0] == 1 && st[1] == 1 && n >= kSimdRun) {
+                          accumulate_row_simd_f32(op, p, o, n);
+                          continue;
+                        }
+                      }
                       if (st[0] == 1 && st[1] == 1 && op == ReduceOp::sum) {
 #pragma omp simd
                         for (int64_t i = 0; i < n; ++i) o[i] += p[i];

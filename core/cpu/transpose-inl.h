@@ -78,6 +78,7 @@ HWY_INLINE void transpose_tile(D d, const T* src, int64_t lds, T* dst, int64_t l
   constexpr size_t L = hn::MaxLanes(D());
 #if HWY_TARGET == HWY_SCALAR
   static_assert(L == 1);
+  (void)d;
   (void)lds;
   (void)ldd;
   dst[0] = src[0];

@@ -4,14 +4,16 @@
 // An op gets a vector form here only where it pays: where its scalar formula calls libm (log, tanh,
 // softplus and log σ: log1p, exp), which GCC does not vectorise, or an exp that GCC vectorises only
 // for the build's baseline ISA (exp, σ, elu, and the σ of softplus' and log σ's backward: SSE2 in
-// the portable build). Each form computes the same expression as the op's `fast` / `backward`, with
-// eˣ by scalar_ops.h's own exp_f32 steps (≈ 2 ulp) and log, log1p and tanh from Highway's contrib
-// math (4, 2 and 4 ulp), made total for ±inf and NaN (cpu/vec_math-inl.h):
+// the portable build), or erf (gelu and its backward). Each form computes the same expression as
+// the op's `fast` / `backward`, with eˣ by scalar_ops.h's own exp_f32 steps (≈ 2 ulp), log, log1p
+// and tanh from Highway's contrib math (4, 2 and 4 ulp) and Φ by cpu/vec_math-inl.h normal_cdf_v
+// (≤ 5.9e-7 relative), made total for ±inf and NaN (cpu/vec_math-inl.h):
 //   exp        eˣ                                   log        log x
 //   tanh       tanh x                               sigmoid    1 / (1 + e^{−x})
 //   softplus   max(x, 0) + log1p(e^{−|x|})          d: g·σ(x)
 //   log_sigmoid min(x, 0) − log1p(e^{−|x|})         d: g·σ(−x)
 //   elu        x > 0 ? x : α(eˣ − 1)
+//   gelu       x·Φ(x), Φ(x) = ½·erfc(−x/√2)           d: g·(Φ(x) + x·e^{−x²/2}/√(2π))
 // Every other op, other dtypes and strided or broadcast operands take the scalar loops of
 // cpu/elementwise.cpp (and the scalar formula stays the CUDA kernels' and the float64 oracle's
 // counterpart, unchanged). Written once over Highway's vector ops and compiled for every x86 target
@@ -19,7 +21,7 @@
 // call. Cost: one pass, n/L vectors of L lanes, about 20–50 vector ops each (one or two exp/log), so
 // compute-bound: the scalar libm loop costs about 10–30 ns per element. A run's last partial vector
 // goes through the same vector code (cpu/vec_math-inl.h load_partial). OpenMP over blocks of at
-// least cpu/loops.h's grain, one dispatched call per block.
+// least cpu/loops.h's grain (blocks handed out one at a time), one dispatched call per block.
 //
 // Adding a vector form: a VecForm<op::X> specialisation below with `fast` and/or `backward`; the
 // dispatch, the fallback and the tests (tests/core/test_elementwise_kernels.cpp, on every target)
@@ -77,6 +79,18 @@ template <> struct VecForm<op::LogSigmoid> {
 template <> struct VecForm<op::Elu> {
   static V fast(D d, V x, V alpha, V) {
     return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), x, hn::Mul(alpha, hn::Sub(exp_bounded(d, x), hn::Set(d, 1.0f))));
+  }
+};
+
+template <> struct VecForm<op::Gelu> {  // x·Φ(x); d = g·(Φ(x) + x·φ(x)), φ(x) = e^{−x²/2}/√(2π)
+  static V fast(D d, V x, V, V) {
+    V gauss;
+    return hn::Mul(x, normal_cdf_v(d, x, &gauss));
+  }
+  static V backward(D d, V g, V x, V, V, V) {
+    V gauss;
+    const V cdf = normal_cdf_v(d, x, &gauss);
+    return hn::Mul(g, hn::MulAdd(hn::Mul(x, hn::Set(d, 0.39894228040143268f)), gauss, cdf));
   }
 };
 
@@ -141,7 +155,6 @@ HWY_AFTER_NAMESPACE();
 
 // --- the kernels: dispatch per block -------------------------------------------------------------------
 #if HWY_ONCE
-#include <omp.h>
 
 #include "core/cpu/loops.h"
 
@@ -153,19 +166,9 @@ HWY_EXPORT(UnaryBackwardF32);
 
 namespace {
 
-// f(i0, i1) over [0, n): one block per OpenMP thread (boundaries on 64-element lines) above the grain.
-template <class F> void over_blocks(int64_t n, F&& f) {
-  if (n < kParallelGrain) {
-    f(0, n);
-    return;
-  }
-#pragma omp parallel
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t i0 = n * t / nt / 64 * 64, i1 = t + 1 == nt ? n : n * (t + 1) / nt / 64 * 64;
-    f(i0, i1);
-  }
-}
+// f(i0, i1) over [0, n) in blocks of cpu/loops.h's kBlockElements (a multiple of 64: whole lines),
+// handed to the OpenMP threads one at a time above the grain.
+template <class F> void over_blocks(int64_t n, F&& f) { for_each_block(n, kBlockElements, n >= kParallelGrain, f); }
 
 }  // namespace
 

@@ -13,7 +13,8 @@
 //   exp_full(d, x)               eˣ for every x: exp_bounded made total (overflow gives +inf; Highway's
 //                                own Exp maps NaN to 0 and wraps above its valid range);
 //   log_full(d, x)               log x (4 ulp) with log 0 = −inf, log of x < 0 or NaN = NaN, log +inf = +inf;
-//   sigmoid_v(d, x), tanh_v(d, x) σ x = 1/(1 + e^{−x}) by exp_bounded, tanh x by Highway's Tanh; NaN kept.
+//   sigmoid_v(d, x), tanh_v(d, x) σ x = 1/(1 + e^{−x}) by exp_bounded, tanh x by Highway's Tanh; NaN kept;
+//   normal_cdf_v(d, x, &gauss)   Φ x, the standard normal CDF, and e^{−x²/2} (float32, for gelu).
 // Cost: exp about 17–22 vector ops per vector (range reduction, a degree-6 polynomial, scale by
 // 2ⁿ, NaN and overflow blends); log about 25.
 
@@ -112,6 +113,45 @@ template <class D> HWY_INLINE hn::Vec<D> exp_full(D d, hn::Vec<D> x) {
 template <class D> HWY_INLINE hn::Vec<D> sigmoid_v(D d, hn::Vec<D> x) {
   const hn::Vec<D> one = hn::Set(d, hn::TFromD<D>(1));
   return hn::Div(one, hn::Add(one, exp_bounded(d, hn::Neg(x))));
+}
+
+// a·a − h exactly, h = fl(a·a) (Dekker: a split into two 12-bit halves, whose products are exact), so
+// every target gets the same residual whether or not it has FMA (SSE4 and SSSE3 have none). The file
+// that uses it is compiled with -ffp-contract=off (core/CMakeLists.txt): a multiply GCC fused into the
+// next subtraction would break the split.
+template <class D> HWY_INLINE hn::Vec<D> square_error(D d, hn::Vec<D> a, hn::Vec<D> h) {
+  const hn::Vec<D> c = hn::Mul(a, hn::Set(d, 4097.0f));
+  const hn::Vec<D> hi = hn::Sub(c, hn::Sub(c, a)), lo = hn::Sub(a, hi);
+  return hn::Add(hn::Add(hn::Sub(hn::Mul(hi, hi), h), hn::Mul(hn::Add(hi, hi), lo)), hn::Mul(lo, lo));
+}
+
+// Φ(x) = ½·erfc(−x/√2), the standard normal CDF, in float32, and *gauss = e^{−x²/2} (gelu's forward
+// needs Φ, its backward Φ and φ = e^{−x²/2}/√(2π)). With z = |x|/√2 and t = 2/(2 + z),
+// erfc(z) = t·e^{−z²}·e^{P(t)}, P of degree 8 fitted by tools/fit_normal_cdf.py (Chebyshev
+// interpolation of log(erfc(z)/t) + z² on z ∈ [0, 10.5]); e^{−z²} = e^{−x²/2} with x² split exactly
+// into h + l (square_error), as e^{−h/2}·(1 − l/2), so the large argument adds no rounding. Φ =
+// erfc/2 below 0 and 1 − erfc/2 above, so neither tail cancels: worst relative error 5.9e-7 on
+// [−10, 10] (the fit script simulates these float32 steps); Φ = 0 below −14 (under float32's
+// subnormals), 1 above 14, and e^{−x²/2} = 0 beyond ±14; NaN kept. Cost: two exps, a degree-8
+// Horner, one division, the split: about 65 vector ops.
+template <class D> HWY_INLINE hn::Vec<D> normal_cdf_v(D d, hn::Vec<D> x, hn::Vec<D>* gauss) {
+  using V = hn::Vec<D>;
+  static constexpr float kP[9] = {-1.2651978731155396f, 0.9930261969566345f,  0.4392849802970886f,
+                                  -0.23774249851703644f, 0.8597149848937988f,  -1.797247052192688f,
+                                  1.4924328327178955f,   -0.5653154850006104f, 0.0810437873005867f};
+  const V half = hn::Set(d, 0.5f), one = hn::Set(d, 1.0f), cap = hn::Set(d, 14.0f);
+  const V ax = hn::Min(hn::Abs(x), cap);  // NaN lanes are set back to x at the end
+  const V t = hn::Div(hn::Set(d, 2.0f), hn::MulAdd(ax, hn::Set(d, 0.70710678118654752f), hn::Set(d, 2.0f)));
+  V p = hn::Set(d, kP[8]);
+  for (int k = 7; k >= 0; --k) p = hn::MulAdd(p, t, hn::Set(d, kP[k]));
+  const V h = hn::Mul(ax, ax), l = square_error(d, ax, h);
+  const V g = hn::Mul(exp_bounded(d, hn::Neg(hn::Mul(half, h))), hn::NegMulAdd(half, l, one));
+  const V half_erfc = hn::Mul(hn::Mul(hn::Mul(half, t), g), exp_bounded(d, p));
+  V cdf = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), half_erfc, hn::Sub(one, half_erfc));
+  cdf = hn::IfThenElseZero(hn::Ge(x, hn::Neg(cap)), cdf);
+  *gauss = hn::IfThenElseZero(hn::Lt(hn::Abs(x), cap), g);  // 0 where e^{−x²/2} < 1e-42 (and at ±inf)
+  cdf = hn::IfThenElse(hn::IsNaN(x), x, cdf);
+  return cdf;
 }
 
 // tanh x by Highway's Tanh (float32 about 4 ulp), NaN kept (Highway's maps it elsewhere).

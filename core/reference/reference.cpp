@@ -94,7 +94,10 @@ Tensor reduce(ReduceOp op, const Tensor& x, int64_t dim) {
     for (int64_t r = 0; r < R; ++r) {
       j[size_t(dim)] = r;
       double v = x.at(j);
-      acc = op == ReduceOp::sum ? acc + v : (op == ReduceOp::max ? std::max(acc, v) : std::min(acc, v));
+      // max and min propagate NaN, as the CPU and CUDA kernels do (std::max would skip it).
+      if (op == ReduceOp::sum) acc += v;
+      else if (std::isnan(v) || std::isnan(acc)) acc = NAN;
+      else acc = op == ReduceOp::max ? std::max(acc, v) : std::min(acc, v);
     }
     write(out, i, acc);
   });

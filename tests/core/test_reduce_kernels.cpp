@@ -8,11 +8,22 @@
 // lie in [−1, 1] and n ≤ 17 here, so float32 (u = 2^-24): 16·6e-8·17 ≈ 1.6e-5 → atol 2e-5;
 // float64 (u = 2^-53): ≈ 3e-14 → atol 1e-13. The large case (n = 600, float64) uses
 // 599·1.1e-16·600 ≈ 4e-11 → atol 1e-10.
+// The float32 Highway path (core/cpu/reduce_simd.h: runs and rows of ≥ 16 elements) is checked on every
+// SIMD target this CPU can run (CoreReduceSimd.<Case>/AVX2, …/SSE4, …/SCALAR), row and column
+// reductions of lengths with partial vectors, with the same bound computed per case, and with NaN and
+// ±inf among the inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/cpu/reduce_simd.h"
 #include "core/ops.h"
 #include "core/reference/reference.h"
 #include "tests/core/core_test_util.h"
+#include "tests/core/simd_targets.h"
 
 namespace lintra {
 namespace {
@@ -124,6 +135,62 @@ TEST(CoreReduce, IntegerSumsAreExact) {
   EXPECT_EQ(count.dtype(), DType::i64);  // u8 sums count in int64
   EXPECT_EQ(count.item(), reference::reduce(ReduceOp::sum, mask.reshape({36}), 0).item());
 }
+
+// --- the Highway path: every SIMD target ------------------------------------------------------------
+
+class CoreReduceSimd : public testing::SimdTargetTest {};
+
+// The recursive-summation bound (n − 1)·u·Σ|x| over dim, largest over the output, float32's u = 2^-24.
+double sum_bound(const Tensor& x, int64_t dim) {
+  const double n = double(x.size(dim));
+  const std::vector<double> sums = reference::reduce(ReduceOp::sum, ops::abs(x), dim).to_vector<double>();
+  return (n - 1) * std::ldexp(1.0, -24) * *std::max_element(sums.begin(), sums.end()) * 1.0001 + 1e-30;
+}
+
+TEST_P(CoreReduceSimd, RowsAndColumnsMatchReference) {
+  Generator gen(27);
+  // Rows of 16 … 70,001 (full vectors, a partial tail, four accumulators, the parallel visit); as
+  // columns (dim 0 of a [R, n] tensor) each output row accumulates R slices of n ≥ 16.
+  const std::vector<Shape> shapes = {{3, 16}, {5, 17}, {2, 33}, {7, 100}, {4, 1000}, {1, 70001}, {19, 21}};
+  for (const Shape& s : shapes)
+    for (int64_t d = 0; d < 2; ++d) {
+      Tensor x = Tensor::uniform(s, gen, -1, 1, DType::f32);
+      const std::string what = fmt::format("shape {} dim {}", shape_str(s), d);
+      EXPECT_TRUE(close_to(ops::sum(x, {d}, true), reference::reduce(ReduceOp::sum, x, d), {0, sum_bound(x, d)}))
+          << what;
+      EXPECT_TRUE(equal_to(ops::amax(x, {d}, true), reference::reduce(ReduceOp::max, x, d))) << what;
+      EXPECT_TRUE(equal_to(ops::amin(x, {d}, true), reference::reduce(ReduceOp::min, x, d))) << what;
+    }
+}
+
+TEST_P(CoreReduceSimd, NaNAndInfinitiesAsTheScalarLoop) {
+  // A NaN anywhere in a run makes max, min and sum NaN; ±inf is the max / min; the identity-filled
+  // tail lanes never win. Positions: first, inside a full vector, in the last partial vector.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t n : {16, 37, 131})
+    for (int64_t at : {int64_t(0), n / 2, n - 1})
+      for (float special : {nan, inf, -inf}) {
+        std::vector<float> v(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float(i % 7) - 3.0f;
+        v[size_t(at)] = special;
+        const Tensor row = Tensor::from_vector(v, {1, n}), column = row.reshape({n, 1}).expand({n, 20}).contiguous();
+        const std::string what = fmt::format("n {} at {} value {}", n, at, special);
+        for (ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::min}) {  // the vector run itself
+          const float value = kernels::cpu::reduce_run_simd_f32(op, v.data(), n);
+          const Tensor got = Tensor::from_vector(std::vector<float>{value}, {1, 1});
+          EXPECT_TRUE(close_to(got, reference::reduce(op, row, 1), {0, 1e-5})) << what << " op " << int(op);
+        }
+        EXPECT_TRUE(equal_to(ops::amax(row, {1}, true), reference::reduce(ReduceOp::max, row, 1))) << what;
+        EXPECT_TRUE(equal_to(ops::amin(row, {1}, true), reference::reduce(ReduceOp::min, row, 1))) << what;
+        EXPECT_TRUE(close_to(ops::sum(row, {1}, true), reference::reduce(ReduceOp::sum, row, 1), {0, 1e-5})) << what;
+        EXPECT_TRUE(equal_to(ops::amax(column, {0}, true), reference::reduce(ReduceOp::max, column, 0))) << what;
+        EXPECT_TRUE(equal_to(ops::amin(column, {0}, true), reference::reduce(ReduceOp::min, column, 0))) << what;
+        EXPECT_TRUE(close_to(ops::sum(column, {0}, true), reference::reduce(ReduceOp::sum, column, 0), {0, 1e-5}))
+            << what;
+      }
+}
+
+LINTRA_ON_EVERY_SIMD_TARGET(CoreReduceSimd);
 
 }  // namespace
 }  // namespace lintra
