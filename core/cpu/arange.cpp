@@ -9,7 +9,7 @@ void arange(Tensor& out, double start, double step) {
   const int64_t n = out.numel();
   dispatch_all(out.dtype(), "arange", [&]<typename T>() {
     T* p = out.data<T>();
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, kBlockElements) if (n >= kParallelGrain)
     for (int64_t i = 0; i < n; ++i) p[i] = T(start + double(i) * step);
   });
 }

@@ -31,7 +31,7 @@ void index_select(const Tensor& x_in, int64_t dim, const Tensor& index_in, Tenso
   const size_t esz = dtype_size(x.dtype());
   const char* xp = static_cast<const char*>(x.raw_data());
   char* op = static_cast<char*>(out.raw_data());
-#pragma omp parallel for collapse(2) schedule(static) if (outer * L * inner >= kParallelGrain)
+#pragma omp parallel for collapse(2) schedule(dynamic, block_items(inner)) if (outer * L * inner >= kParallelGrain)
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < L; ++j) {
       std::memcpy(op + size_t((o * L + j) * inner) * esz, xp + size_t((o * n + idx[j]) * inner) * esz,
@@ -87,7 +87,7 @@ void index_add(Tensor& out, int64_t dim, const Tensor& index_in, const Tensor& s
     using T = scalar_t;
     const T* sp = src.data<T>();
     T* op = out.data<T>();
-#pragma omp parallel for schedule(static) if (outer > 1 && outer * L * inner >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, block_items(L * inner)) if (outer > 1 && outer * L * inner >= kParallelGrain)
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t j = 0; j < L; ++j) {
         T* dst = op + (o * n + idx[j]) * inner;

@@ -11,7 +11,7 @@ void index_range(const Tensor& index_in, int64_t low, int64_t high, Tensor& resu
   const int64_t* p = index.data<int64_t>();
   const int64_t n = index.numel();
   int64_t outside = 0;
-#pragma omp parallel for schedule(static) reduction(+ : outside) if (n >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, kBlockElements) reduction(+ : outside) if (n >= kParallelGrain)
   for (int64_t i = 0; i < n; ++i) outside += (p[i] < low || p[i] >= high) ? 1 : 0;
   int64_t first = -1, value = 0;
   for (int64_t i = 0; outside > 0 && i < n; ++i) {

@@ -133,10 +133,10 @@ HWY_AFTER_NAMESPACE();
 
 // --- the kernels ---------------------------------------------------------------------------------------
 #if HWY_ONCE
-#include <omp.h>
 
 #include <vector>
 
+#include "core/cpu/loops.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -148,38 +148,40 @@ HWY_EXPORT(LayerNormBackwardRowsF64);
 
 namespace {
 
+// Blocks of rows (cpu/loops.h, handed to the OpenMP threads one at a time) above 2^14 elements.
+bool parallel_rows(int64_t R, int64_t D) { return R * D >= (1 << 14) && R > 1; }
+
 template <typename T>
 void ln_forward(const T* x, const T* g, const T* b, double eps, T* y, T* mean, T* rstd, int64_t R, int64_t D) {
-#pragma omp parallel if (R * D >= (1 << 14) && R > 1)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads(), r0 = R * t / nt, r1 = R * (t + 1) / nt;
+  for_each_block(R, block_items(D), parallel_rows(R, D), [&](int64_t r0, int64_t r1) {
     if constexpr (std::is_same_v<T, float>)
       HWY_DYNAMIC_DISPATCH(LayerNormRowsF32)(x, g, b, eps, y, mean, rstd, r0, r1, D);
     else HWY_DYNAMIC_DISPATCH(LayerNormRowsF64)(x, g, b, eps, y, mean, rstd, r0, r1, D);
-  }
+  });
 }
 
+// dγ and dβ are summed per block of rows into the block's own partial row, then over the blocks in
+// order: the same sums whatever the thread count or schedule.
 template <typename T>
 void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* g, T* dx, T* dg, T* db, int64_t R,
                  int64_t D) {
-  const int nthreads = omp_get_max_threads();
-  std::vector<T> dg_part(size_t(nthreads) * size_t(D), T(0)), db_part(size_t(nthreads) * size_t(D), T(0));
-  int used = 1;
-#pragma omp parallel num_threads(nthreads) if (R * D >= (1 << 14) && R > 1)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads(), r0 = R * t / nt, r1 = R * (t + 1) / nt;
-    if (t == 0) used = int(nt);
-    T* dgp = dg_part.data() + size_t(t) * size_t(D);
-    T* dbp = db_part.data() + size_t(t) * size_t(D);
+  const bool parallel = parallel_rows(R, D);
+  const int64_t rows_per_block = parallel ? block_items(D) : R;
+  const int64_t blocks = (R + rows_per_block - 1) / rows_per_block;
+  std::vector<T> dg_part(size_t(blocks) * size_t(D), T(0)), db_part(size_t(blocks) * size_t(D), T(0));
+  for_each_block(R, rows_per_block, parallel, [&](int64_t r0, int64_t r1) {
+    const size_t at = size_t(r0 / rows_per_block) * size_t(D);
     if constexpr (std::is_same_v<T, float>)
-      HWY_DYNAMIC_DISPATCH(LayerNormBackwardRowsF32)(dy, x, mean, rstd, g, dx, dgp, dbp, r0, r1, D);
-    else HWY_DYNAMIC_DISPATCH(LayerNormBackwardRowsF64)(dy, x, mean, rstd, g, dx, dgp, dbp, r0, r1, D);
-  }
+      HWY_DYNAMIC_DISPATCH(LayerNormBackwardRowsF32)(dy, x, mean, rstd, g, dx, dg_part.data() + at,
+                                                     db_part.data() + at, r0, r1, D);
+    else HWY_DYNAMIC_DISPATCH(LayerNormBackwardRowsF64)(dy, x, mean, rstd, g, dx, dg_part.data() + at,
+                                                        db_part.data() + at, r0, r1, D);
+  });
   for (int64_t i = 0; i < D; ++i) {
     T a = 0, c = 0;
-    for (int t = 0; t < used; ++t) {
-      a += dg_part[size_t(t) * size_t(D) + size_t(i)];
-      c += db_part[size_t(t) * size_t(D) + size_t(i)];
+    for (int64_t k = 0; k < blocks; ++k) {
+      a += dg_part[size_t(k) * size_t(D) + size_t(i)];
+      c += db_part[size_t(k) * size_t(D) + size_t(i)];
     }
     dg[i] = a;
     db[i] = c;

@@ -84,7 +84,7 @@ void lsh_plan(const Tensor& buckets_in, const Tensor& lengths_in, bool causal, b
   dispatch_float(additive.dtype(), "lsh_plan", [&]<typename T>() {
     T* add = additive.data<T>();
     T* ok = row_ok.data<T>();
-#pragma omp parallel for schedule(static) if (g.BH * g.Np * g.W > 32768)
+#pragma omp parallel for schedule(dynamic, 1) if (g.BH * g.Np * g.W > 32768)
     for (int64_t bh = 0; bh < g.BH; ++bh) {
       const int64_t len = lp[bh / g.H];
       const std::vector<int64_t> perm = sort_round(bp + bh * g.N, len, n_keys, g, bh, sc, qr);

@@ -124,7 +124,8 @@ void masked_softmax_forward(const Tensor& x_in, const Tensor& allowed, Tensor& o
   dispatch_float(x.dtype(), "masked_softmax", [&]<typename T>() {
     const T* xp = x.data<T>();
     T* yp = out.data<T>();
-#pragma omp parallel for schedule(static) if (rows * S >= kParallelGrain)
+    const int64_t rows_per_block = block_items(S);
+#pragma omp parallel for schedule(dynamic, rows_per_block) if (rows * S >= kParallelGrain)
     for (int64_t r = 0; r < rows; ++r) {
       const uint8_t* ar = ap + row_offset(r, a.shape(), a.strides());
       if constexpr (std::is_same_v<T, float>) {

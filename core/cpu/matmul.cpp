@@ -5,11 +5,20 @@
 // (row-major, or column-major = a transposed view: CblasTrans), so transposes never copy; other
 // layouts are copied to contiguous first. Three schedules:
 //   1. b has no batch (weights) and a's batch dims fold into its rows: one GEMM (batch·M, K)·(K, N);
-//   2. many small products: OpenMP over the batch, each GEMM single-threaded (OpenBLAS' OpenMP build
+//   2. many small products: OpenMP over the batch (dynamically scheduled), each GEMM single-threaded (OpenBLAS' OpenMP build
 //      runs serially inside a parallel region) — two threads on one small GEMM lose (DESIGN.md §2.1);
 //      below 2^18 multiply-adds in total the whole batch runs serially (a parallel region costs more);
 //   3. otherwise a loop of GEMMs, each using every thread.
+// A GEMM that uses every thread (schedules 1 and 3) is cut into panels along its longer output side,
+// each a single-threaded GEMM handed to the OpenMP threads one at a time (gemm_panels), rather than
+// split once per thread inside OpenBLAS: when another process holds one of the cores, the slowed thread
+// computes fewer panels instead of holding the others at the end. Each panel repacks the other
+// operand, about 1/panel of the panel's work (panels of at least 64 rows or columns: under 2%).
+// Every element is the same K-long sum however the panels fall, so results do not depend on the schedule.
 #include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
 
 #include "core/kernels.h"
 
@@ -49,6 +58,32 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t
     cblas_sgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
   } else {
     cblas_dgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
+  }
+}
+
+// c (M × N) = op(a)·op(b) on every thread: panels of rows of c (M ≥ N) or of columns, about four per
+// thread and at least 64 wide, dynamically scheduled; small products (under 2^21 multiply-adds) or one
+// thread: one call.
+template <typename T>
+void gemm_panels(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b, int64_t ldb,
+                 T* c, int64_t ldc) {
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (threads == 1 || double(M) * double(N) * double(K) < double(1 << 21) || std::max(M, N) < 128) {
+    gemm<T>(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  const bool by_rows = M >= N;
+  const int64_t side = by_rows ? M : N;
+  const int64_t panel = std::max<int64_t>(64, (side + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
+  const int64_t panels = (side + panel - 1) / panel;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t i0 = p * panel, n = std::min(side, i0 + panel) - i0;
+    if (by_rows) {  // rows i0 … of op(a): a's rows (a row-major) or columns (a transposed)
+      gemm<T>(ta, tb, n, N, K, a + (ta ? i0 : i0 * lda), lda, b, ldb, c + i0 * ldc, ldc);
+    } else {  // columns i0 … of op(b): b's columns (row-major) or rows (transposed)
+      gemm<T>(ta, tb, M, n, K, a, lda, b + (tb ? i0 * ldb : i0), ldb, c + i0, ldc);
+    }
   }
 }
 
@@ -92,7 +127,7 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out) {
       expect *= batch[size_t(d)];
     }
     if (folds) {
-      gemm<T>(false, lb.trans, nbatch * M, N, K, ap, la.ld, bp, lb.ld, c, N);
+      gemm_panels<T>(false, lb.trans, nbatch * M, N, K, ap, la.ld, bp, lb.ld, c, N);
       return;
     }
   }
@@ -112,11 +147,19 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out) {
   // products per image, each far cheaper serial than a parallel region.
   const double flops = double(M) * double(N) * double(K);
   const bool per_batch_parallel = nbatch >= 2 && flops <= double(1 << 26) && double(nbatch) * flops >= double(1 << 18);
-#pragma omp parallel for schedule(static) if (per_batch_parallel)
+  if (per_batch_parallel) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t i = 0; i < nbatch; ++i) {
+      int64_t ao, bo;
+      offsets(i, ao, bo);
+      gemm<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N);
+    }
+    return;
+  }
   for (int64_t i = 0; i < nbatch; ++i) {
     int64_t ao, bo;
     offsets(i, ao, bo);
-    gemm<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N);
+    gemm_panels<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N);
   }
 }
 

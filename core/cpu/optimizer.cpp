@@ -65,7 +65,7 @@ void sum_squares(const Tensor& x, Tensor& out) {
     constexpr int64_t kBlock = 1 << 14;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-#pragma omp parallel for schedule(static) if (blocks > 4)
+#pragma omp parallel for schedule(dynamic, 1) if (blocks > 4)
     for (int64_t b = 0; b < blocks; ++b) {
       double acc = 0;
       const int64_t end = std::min(n, (b + 1) * kBlock);

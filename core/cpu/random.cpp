@@ -126,16 +126,14 @@ HWY_EXPORT(UniformBlocksF32);
 namespace {
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-// A float32 fill of n elements from block `first`: whole blocks on the dispatched vector path, split
-// over the OpenMP threads in contiguous ranges; the last partial block (n % 4 elements) scalar.
+// A float32 fill of n elements from block `first`: whole blocks on the dispatched vector path, in runs
+// handed to the OpenMP threads one at a time (cpu/loops.h; each element's value depends only on its
+// position); the last partial block (n % 4 elements) scalar.
 void uniform_f32(float* p, int64_t n, uint64_t first, const GeneratorState& s, float lo, float span) {
   const int64_t whole = n / 4;
-#pragma omp parallel if (n >= kParallelGrain)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t b0 = whole * t / nt, b1 = whole * (t + 1) / nt;
-    if (b1 > b0) HWY_DYNAMIC_DISPATCH(UniformBlocksF32)(first, b0, b1, s.stream, s.seed, lo, span, p);
-  }
+  for_each_block(whole, kBlockElements / 4, n >= kParallelGrain, [&](int64_t b0, int64_t b1) {
+    HWY_DYNAMIC_DISPATCH(UniformBlocksF32)(first, b0, b1, s.stream, s.seed, lo, span, p);
+  });
   uniform_blocks_scalar(first, whole, (n + 3) / 4, s.stream, s.seed, lo, span, p, n);
 }
 }  // namespace
@@ -152,7 +150,7 @@ void uniform(Tensor& out, Generator& gen, double low, double high) {
     if constexpr (std::is_same_v<T, float>) {
       uniform_f32(p, n, first, gen.state(), lo, span);
     } else {
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, kBlockElements / 2) if (n >= kParallelGrain)
       for (int64_t b = 0; b < blocks; ++b) {
         const philox::Words w = philox::block(first + uint64_t(b), gen.state().stream, gen.state().seed);
         for (int64_t k = 0; k < per_block && b * per_block + k < n; ++k)
@@ -170,7 +168,7 @@ void normal(Tensor& out, Generator& gen, double mean, double std) {
     constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
     const int64_t blocks = (n + per_block - 1) / per_block;
     const uint64_t first = gen.reserve(uint64_t(blocks));
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, kBlockElements / 4) if (n >= kParallelGrain)
     for (int64_t b = 0; b < blocks; ++b) {
       auto w = gen.block(first + uint64_t(b));
       double z[4];

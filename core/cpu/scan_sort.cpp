@@ -22,7 +22,7 @@ void cumsum(const Tensor& x_in, int64_t dim, bool reverse, Tensor& out) {
     using T = scalar_t;
     const T* xp = x.data<T>();
     T* op = out.data<T>();
-#pragma omp parallel for schedule(static) if (x.numel() >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, block_items(R * inner)) if (x.numel() >= kParallelGrain)
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t k = 0; k < R; ++k) {
         int64_t r = reverse ? R - 1 - k : k;
@@ -57,7 +57,7 @@ void sort(const Tensor& x, int64_t dim, bool descending, Tensor& values, Tensor&
     const T* lp = lines.data<T>();
     T* vp = vals_lines.data<T>();
     int64_t* ip = idx_lines.data<int64_t>();
-#pragma omp parallel for schedule(static) if (lines.numel() >= kParallelGrain)
+#pragma omp parallel for schedule(dynamic, block_items(n)) if (lines.numel() >= kParallelGrain)
     for (int64_t l = 0; l < nlines; ++l) {
       const T* v = lp + l * n;
       int64_t* order = ip + l * n;

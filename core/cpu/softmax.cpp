@@ -129,8 +129,8 @@ HWY_AFTER_NAMESPACE();
 
 // --- the kernels ---------------------------------------------------------------------------------------
 #if HWY_ONCE
-#include <omp.h>
 
+#include "core/cpu/loops.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -142,13 +142,10 @@ HWY_EXPORT(SoftmaxBackwardRowsF64);
 
 namespace {
 
-// f(r0, r1) over contiguous blocks of rows, one per OpenMP thread when there is enough work.
+// f(r0, r1) over blocks of rows (cpu/loops.h: handed to the OpenMP threads one at a time) when there
+// is enough work.
 template <class F> void over_row_blocks(int64_t rows, int64_t D, F&& f) {
-#pragma omp parallel if (rows * D >= (1 << 15) && rows > 1)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    f(rows * t / nt, rows * (t + 1) / nt);
-  }
+  for_each_block(rows, block_items(D), rows * D >= (1 << 15) && rows > 1, f);
 }
 
 }  // namespace

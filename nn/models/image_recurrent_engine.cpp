@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/node.h"
+#include "core/host_simd.h"
 #include "core/scalar_ops.h"
 #include "core/spin_barrier.h"
 #include "core/threading.h"
@@ -25,46 +26,6 @@ std::pair<int64_t, int64_t> block(int64_t rows, int tid, int n) {
   const int64_t chunk = (per + 15) / 16 * 16;
   const int64_t r0 = std::min(rows, chunk * tid);
   return {r0, std::min(rows, r0 + chunk)};
-}
-
-// y[b, r] = bias[r] + W[r, :]·x[b, :] for rows r0 … r1 − 1 of W (rows × in, row-major); x is
-// (B, in) and y (B, rows). Four rows at a time share each load of x; the weights, which dominate
-// the traffic, are read once whatever B is.
-void gemv_rows(const float* W, const float* bias, const float* x, float* y, int64_t B, int64_t in, int64_t rows,
-               int64_t r0, int64_t r1) {
-  int64_t r = r0;
-  for (; r + 4 <= r1; r += 4) {
-    const float* w0 = W + r * in;
-    const float* w1 = w0 + in;
-    const float* w2 = w1 + in;
-    const float* w3 = w2 + in;
-    for (int64_t b = 0; b < B; ++b) {
-      const float* xb = x + b * in;
-      float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-#pragma omp simd reduction(+ : a0, a1, a2, a3)
-      for (int64_t i = 0; i < in; ++i) {
-        a0 += w0[i] * xb[i];
-        a1 += w1[i] * xb[i];
-        a2 += w2[i] * xb[i];
-        a3 += w3[i] * xb[i];
-      }
-      float* yb = y + b * rows + r;
-      yb[0] = a0 + bias[r];
-      yb[1] = a1 + bias[r + 1];
-      yb[2] = a2 + bias[r + 2];
-      yb[3] = a3 + bias[r + 3];
-    }
-  }
-  for (; r < r1; ++r) {
-    const float* w = W + r * in;
-    for (int64_t b = 0; b < B; ++b) {
-      const float* xb = x + b * in;
-      float a = 0;
-#pragma omp simd reduction(+ : a)
-      for (int64_t i = 0; i < in; ++i) a += w[i] * xb[i];
-      y[b * rows + r] = a + bias[r];
-    }
-  }
 }
 
 // out[b, c0:c1] = LN(a[b] + add[b])[c0:c1] (add may be null): every thread computes the row
@@ -210,7 +171,9 @@ void ImageRecurrentEngine::step(const int64_t* pixels, int64_t position, float* 
     LINTRA_CHECK(pixels[b] >= 0 && pixels[b] < ImageModel::kLevels,
                  "ImageRecurrentEngine::step: pixel {} of sequence {} is outside [0, {})", pixels[b], b,
                  ImageModel::kLevels);
-  if (threads_ == 1) {
+  const bool team = threads_ > 1 && backoff_.use_team();
+  const long long sleeps_before = buf_->barrier.sleeps();
+  if (!team) {
     run(0, 1, pixels, position, params);
   } else {
 #pragma omp parallel num_threads(threads_)
@@ -222,6 +185,7 @@ void ImageRecurrentEngine::step(const int64_t* pixels, int64_t position, float* 
         run(0, 1, pixels, position, params);
     }
   }
+  if (threads_ > 1) backoff_.record(team, buf_->barrier.sleeps() != sleeps_before);
   next_position_ = position + 1;
 }
 
@@ -252,7 +216,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     }
     {
       const auto [r0, r1] = block(QKV, tid, n);
-      gemv_rows(l.w_qkv.data(), l.b_qkv.data(), in, bf.qkv.data(), B, D, QKV, r0, r1);
+      simd::gemv_rows_f32(l.w_qkv.data(), l.b_qkv.data(), in, bf.qkv.data(), B, D, QKV, r0, r1);
     }
     sync();
     {
@@ -264,7 +228,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      gemv_rows(l.w_o.data(), l.b_o.data(), bf.att.data(), bf.o.data(), B, HM, D, r0, r1);
+      simd::gemv_rows_f32(l.w_o.data(), l.b_o.data(), bf.att.data(), bf.o.data(), B, HM, D, r0, r1);
     }
     sync();
     const float* h_in = bf.h.data();
@@ -279,7 +243,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(F, tid, n);
-      gemv_rows(l.w_1.data(), l.b_1.data(), h_in, bf.f.data(), B, D, F, r0, r1);
+      simd::gemv_rows_f32(l.w_1.data(), l.b_1.data(), h_in, bf.f.data(), B, D, F, r0, r1);
       for (int64_t b = 0; b < B; ++b)
         for (int64_t r = r0; r < r1; ++r) {
           float& v = bf.f[size_t(b * F + r)];
@@ -289,7 +253,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      gemv_rows(l.w_2.data(), l.b_2.data(), bf.f.data(), bf.g.data(), B, F, D, r0, r1);
+      simd::gemv_rows_f32(l.w_2.data(), l.b_2.data(), bf.f.data(), bf.g.data(), B, F, D, r0, r1);
     }
     sync();
     if (pre_norm_)
@@ -307,7 +271,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     top = x_next;
   }
   const auto [r0, r1] = block(param_dim_, tid, n);
-  gemv_rows(head_w_.data(), head_b_.data(), top, params, B, D, param_dim_, r0, r1);
+  simd::gemv_rows_f32(head_w_.data(), head_b_.data(), top, params, B, D, param_dim_, r0, r1);
 }
 
 }  // namespace lintra::nn

@@ -14,7 +14,9 @@
 // this streams every weight once per token (25 MB for the paper's 8-layer MNIST model), which is
 // what bounds the speed, so the rows of each product are split across the threads and the
 // sequential parts (norms, residuals) are repeated or split so that only barriers separate the
-// phases (six per layer, core/spin_barrier.h).
+// phases (six per layer, core/spin_barrier.h). When those barriers keep sleeping (another process
+// holds a core and the OS deschedules a team member), the engine steps on one thread for a while
+// (core/team_backoff.h) and then tries the team again.
 //
 // Supported: float32 parameters on the CPU and an attention whose make_raw_step() gives a raw form
 // in every layer (causal-linear, softmax). unsupported_reason() says why a model is not;
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/team_backoff.h"
 #include "nn/models/image_model.h"
 
 namespace lintra::nn {
@@ -50,6 +53,8 @@ class ImageRecurrentEngine {
   int64_t max_steps() const { return max_steps_; }
   int64_t param_dim() const { return param_dim_; }
   int threads() const { return threads_; }
+  // How many times the team has stepped aside for one thread (core/team_backoff.h).
+  int64_t team_backoffs() const { return backoff_.backoffs(); }
 
  private:
   struct Layer;
@@ -59,6 +64,7 @@ class ImageRecurrentEngine {
   int64_t batch_, max_steps_, d_model_, d_embed_, d_ff_, heads_, d_query_, d_value_, param_dim_;
   bool pre_norm_;
   int threads_;
+  TeamBackoff backoff_;
   int64_t next_position_ = 0;
   std::vector<float> embedding_;   // (256, d_embed)
   std::vector<float> positional_;  // (max_steps, D): the positional module applied to zeros

@@ -3,6 +3,8 @@
 // many consecutive phases (the barrier is reusable at once), for teams of 2 and 3 threads — more
 // threads than these 2-core machines have, so waiters also take the sleeping path — and with one
 // thread slowed at every phase so that the others spin out and sleep; a team of one passes straight through.
+// sleeps() counts those sleeps (none for a team of one). core/team_backoff.h: the team steps aside after
+// a window of mostly sleepy steps, for exactly kSoloSteps steps, and never on a window of quiet ones.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "core/spin_barrier.h"
+#include "core/team_backoff.h"
 
 namespace lintra {
 namespace {
@@ -44,6 +47,49 @@ TEST(CoreSpinBarrier, NoThreadLeavesAPhaseEarly) {
 TEST(CoreSpinBarrier, SleepingWaitersAreWoken) {
   EXPECT_EQ(phases_seen_out_of_order(2, 400, true), 0);
   EXPECT_EQ(phases_seen_out_of_order(3, 400, true), 0);
+}
+
+TEST(CoreSpinBarrier, CountsTheWaitsThatSlept) {
+  SpinBarrier alone(1);
+  for (int i = 0; i < 100; ++i) alone.wait();
+  EXPECT_EQ(alone.sleeps(), 0);
+  // The second thread arrives 50 ms late at each of 3 phases: far past the spin (about 100 µs), so the
+  // first one sleeps at each.
+  SpinBarrier pair(2);
+  std::thread late([&] {
+    for (int r = 0; r < 3; ++r) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      pair.wait();
+    }
+  });
+  for (int r = 0; r < 3; ++r) pair.wait();
+  late.join();
+  EXPECT_EQ(pair.sleeps(), 3);
+}
+
+TEST(CoreTeamBackoff, StepsAsideAfterASleepyWindowThenTriesTheTeamAgain) {
+  TeamBackoff b;
+  // Quiet windows (fewer than kSleepySteps sleepy steps each) never back off.
+  for (int i = 0; i < 10 * TeamBackoff::kWindow; ++i) {
+    ASSERT_TRUE(b.use_team());
+    b.record(true, i % TeamBackoff::kWindow < TeamBackoff::kSleepySteps - 1);
+  }
+  EXPECT_EQ(b.backoffs(), 0);
+  // A sleepy window: the team steps aside for exactly kSoloSteps steps.
+  for (int i = 0; i < TeamBackoff::kWindow; ++i) {
+    ASSERT_TRUE(b.use_team());
+    b.record(true, i < TeamBackoff::kSleepySteps);
+  }
+  EXPECT_EQ(b.backoffs(), 1);
+  for (int64_t i = 0; i < TeamBackoff::kSoloSteps; ++i) {
+    ASSERT_FALSE(b.use_team()) << "solo step " << i;
+    b.record(false, false);
+  }
+  EXPECT_TRUE(b.use_team());
+  // Still contended: the next window backs off again.
+  for (int i = 0; i < TeamBackoff::kWindow; ++i) b.record(true, true);
+  EXPECT_EQ(b.backoffs(), 2);
+  EXPECT_FALSE(b.use_team());
 }
 
 }  // namespace
