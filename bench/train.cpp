@@ -54,10 +54,12 @@ struct Sizes {
   int64_t B, N, layers, heads, E, d, d_ff, mixtures;
 };
 
+// model.d_ff = 0 means 4 · d_model, as the model factory reads it (train/factories.cpp).
 Sizes sizes_of(const Config& cfg, int64_t length) {
-  const int64_t heads = cfg.get_int("model.heads"), E = cfg.get_int("model.d_query");
-  return {cfg.get_int("data.batch_size"), length - 1, cfg.get_int("model.layers"), heads, E, heads * E,
-          cfg.get_int("model.d_ff"), cfg.get_int("model.mixtures")};
+  const int64_t heads = cfg.get_int("model.heads"), E = cfg.get_int("model.d_query"), d = heads * E;
+  const int64_t d_ff = cfg.get_int("model.d_ff") == 0 ? 4 * d : cfg.get_int("model.d_ff");
+  return {cfg.get_int("data.batch_size"), length - 1, cfg.get_int("model.layers"), heads, E, d, d_ff,
+          cfg.get_int("model.mixtures")};
 }
 
 // Multiply-adds of one sample's attention over all heads, as the variant computes it.

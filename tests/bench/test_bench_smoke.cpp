@@ -171,6 +171,12 @@ TEST(BenchSmoke, TrainWritesOneObjectPerShapeAndVariant) {
   EXPECT_EQ(j[4]["layers"], 1);
   // Model FLOPs follow the variant: softmax's N×N attention costs more than causal-linear's.
   EXPECT_GT(j[0]["model_gflop"].get<double>(), j[1]["model_gflop"].get<double>());
+  // Causal-linear's count by hand at the smoke sizes (d = 2 heads × 4 = 8; d_ff = 0 in the config means
+  // 4·d = 32, as the model builds it; 10 logistics): per token 4d² + 2·d·d_ff projection and
+  // feed-forward multiply-adds, 2·H·E² for the attention, 3·d·K for the head; 3 × 2 FLOPs each.
+  const double N = j[1]["length"].get<double>() - 1, B = 2;
+  const double per_token = (4 * 8 * 8 + 2 * 8 * 32) + 2 * 2 * 4 * 4 + 8 * 3 * 10;
+  EXPECT_NEAR(j[1]["model_gflop"].get<double>(), 6 * B * N * per_token / 1e9, 1e-12);
 }
 
 TEST(BenchSmoke, TrainShrinksARowOverTheMemoryCapAndSaysSo) {
