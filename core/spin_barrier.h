@@ -4,8 +4,7 @@
 // phase. A waiter that has spun kSpins times sleeps on the generation counter (C++20 atomic wait,
 // a futex on Linux), so a machine with more runnable threads than cores still makes progress; the
 // last thread to arrive resets the count, advances the generation and wakes sleepers only if there
-// are any. A team of one returns at once. sleeps() counts the waits that spun out and slept: a
-// team whose barriers sleep often is waiting for a member the OS has descheduled (core/team_backoff.h).
+// are any. A team of one returns at once.
 #pragma once
 
 #include <atomic>
@@ -37,14 +36,10 @@ class SpinBarrier {
     }
     // Either the last arrival sees this sleeper and notifies, or this thread sees its new
     // generation before sleeping (both sides are sequentially consistent).
-    sleeps_.fetch_add(1, std::memory_order_relaxed);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     while (generation_.load(std::memory_order_seq_cst) == generation) generation_.wait(generation);
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
   }
-
-  // Waits so far that spun out and slept (any thread).
-  long long sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr int kSpins = 1 << 12;
@@ -58,7 +53,6 @@ class SpinBarrier {
   std::atomic<int> arrived_{0};
   std::atomic<unsigned> generation_{0};
   std::atomic<int> sleepers_{0};
-  std::atomic<long long> sleeps_{0};
 };
 
 }  // namespace lintra

@@ -1,7 +1,7 @@
 // cpu/gemv_rows.cpp — simd::gemv_rows_f32 (core/host_simd.h) over Highway, compiled for every x86 target
 // (SSSE3, SSE4, AVX2, AVX-512; scalar as the fallback); HWY_DYNAMIC_DISPATCH picks the best per call.
 // Per group of four weight rows and per batch row b: four vector accumulators run along `in` (a partial
-// last vector through cpu/vec_math-inl.h load_at, zero-filled), then one horizontal sum each. Cost:
+// last vector through cpu/vec_math-inl.h load_partial, zero-filled), then one horizontal sum each. Cost:
 // 2·B·rows·in FLOPs; for batch 1 the weights' bytes dominate (memory-bound once W outgrows the cache).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/cpu/gemv_rows.cpp"
@@ -23,19 +23,45 @@ namespace {
 using D = hn::ScalableTag<float>;
 using V = hn::Vec<D>;
 
-// Rows r … r + R − 1 (R = 4 or 1) of W against one x row.
-template <int R> HWY_INLINE void dot_rows(const float* W, const float* bias, const float* xb, float* yb, int64_t in,
-                                          int64_t r) {
+// Four rows r … r + 3 of W against one x row: four named accumulators (an array of vectors would be
+// kept on the stack), whole vectors in the loop, the partial last one (zero-filled) after it.
+HWY_INLINE void dot_four_rows(const float* W, const float* bias, const float* xb, float* yb, int64_t in, int64_t r) {
   const D d;
   const int64_t L = int64_t(hn::Lanes(d));
-  V acc[R];
-  for (int k = 0; k < R; ++k) acc[k] = hn::Zero(d);
-  for (int64_t i = 0; i < in; i += L) {
-    const int64_t m = std::min(L, in - i);
-    const V xv = load_at(d, xb, i, m);
-    for (int k = 0; k < R; ++k) acc[k] = hn::MulAdd(load_at(d, W + (r + k) * in, i, m), xv, acc[k]);
+  const float *w0 = W + r * in, *w1 = w0 + in, *w2 = w1 + in, *w3 = w2 + in;
+  V a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + L <= in; i += L) {
+    const V xv = hn::LoadU(d, xb + i);
+    a0 = hn::MulAdd(hn::LoadU(d, w0 + i), xv, a0);
+    a1 = hn::MulAdd(hn::LoadU(d, w1 + i), xv, a1);
+    a2 = hn::MulAdd(hn::LoadU(d, w2 + i), xv, a2);
+    a3 = hn::MulAdd(hn::LoadU(d, w3 + i), xv, a3);
   }
-  for (int k = 0; k < R; ++k) yb[r + k] = hn::GetLane(hn::SumOfLanes(d, acc[k])) + bias[r + k];
+  if (i < in) {
+    const int64_t m = in - i;
+    const V xv = load_partial(d, xb + i, m, 0.0f);
+    a0 = hn::MulAdd(load_partial(d, w0 + i, m, 0.0f), xv, a0);
+    a1 = hn::MulAdd(load_partial(d, w1 + i, m, 0.0f), xv, a1);
+    a2 = hn::MulAdd(load_partial(d, w2 + i, m, 0.0f), xv, a2);
+    a3 = hn::MulAdd(load_partial(d, w3 + i, m, 0.0f), xv, a3);
+  }
+  yb[r] = hn::GetLane(hn::SumOfLanes(d, a0)) + bias[r];
+  yb[r + 1] = hn::GetLane(hn::SumOfLanes(d, a1)) + bias[r + 1];
+  yb[r + 2] = hn::GetLane(hn::SumOfLanes(d, a2)) + bias[r + 2];
+  yb[r + 3] = hn::GetLane(hn::SumOfLanes(d, a3)) + bias[r + 3];
+}
+
+// One row r of W against one x row (the rows left over after the groups of four).
+HWY_INLINE void dot_row(const float* W, const float* bias, const float* xb, float* yb, int64_t in, int64_t r) {
+  const D d;
+  const int64_t L = int64_t(hn::Lanes(d));
+  const float* w = W + r * in;
+  V a = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + L <= in; i += L) a = hn::MulAdd(hn::LoadU(d, w + i), hn::LoadU(d, xb + i), a);
+  if (i < in) a = hn::MulAdd(load_partial(d, w + i, in - i, 0.0f), load_partial(d, xb + i, in - i, 0.0f), a);
+  yb[r] = hn::GetLane(hn::SumOfLanes(d, a)) + bias[r];
 }
 
 }  // namespace
@@ -44,9 +70,9 @@ void GemvRowsF32(const float* W, const float* bias, const float* x, float* y, in
                  int64_t r0, int64_t r1) {
   int64_t r = r0;
   for (; r + 4 <= r1; r += 4)
-    for (int64_t b = 0; b < B; ++b) dot_rows<4>(W, bias, x + b * in, y + b * rows, in, r);
+    for (int64_t b = 0; b < B; ++b) dot_four_rows(W, bias, x + b * in, y + b * rows, in, r);
   for (; r < r1; ++r)
-    for (int64_t b = 0; b < B; ++b) dot_rows<1>(W, bias, x + b * in, y + b * rows, in, r);
+    for (int64_t b = 0; b < B; ++b) dot_row(W, bias, x + b * in, y + b * rows, in, r);
 }
 
 }  // namespace lintra::kernels::cpu::HWY_NAMESPACE

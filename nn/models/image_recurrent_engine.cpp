@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "autograd/node.h"
@@ -172,7 +173,7 @@ void ImageRecurrentEngine::step(const int64_t* pixels, int64_t position, float* 
                  "ImageRecurrentEngine::step: pixel {} of sequence {} is outside [0, {})", pixels[b], b,
                  ImageModel::kLevels);
   const bool team = threads_ > 1 && backoff_.use_team();
-  const long long sleeps_before = buf_->barrier.sleeps();
+  const auto start = std::chrono::steady_clock::now();
   if (!team) {
     run(0, 1, pixels, position, params);
   } else {
@@ -185,7 +186,8 @@ void ImageRecurrentEngine::step(const int64_t* pixels, int64_t position, float* 
         run(0, 1, pixels, position, params);
     }
   }
-  if (threads_ > 1) backoff_.record(team, buf_->barrier.sleeps() != sleeps_before);
+  if (threads_ > 1)
+    backoff_.record(team, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   next_position_ = position + 1;
 }
 

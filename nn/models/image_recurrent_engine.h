@@ -14,9 +14,9 @@
 // this streams every weight once per token (25 MB for the paper's 8-layer MNIST model), which is
 // what bounds the speed, so the rows of each product are split across the threads and the
 // sequential parts (norms, residuals) are repeated or split so that only barriers separate the
-// phases (six per layer, core/spin_barrier.h). When those barriers keep sleeping (another process
-// holds a core and the OS deschedules a team member), the engine steps on one thread for a while
-// (core/team_backoff.h) and then tries the team again.
+// phases (six per layer, core/spin_barrier.h). Every few hundred tokens the team and one thread are
+// timed side by side and the faster runs on (core/team_backoff.h): when another process holds a core,
+// the OS deschedules a team member and every barrier waits for it, so one thread wins.
 //
 // Supported: float32 parameters on the CPU and an attention whose make_raw_step() gives a raw form
 // in every layer (causal-linear, softmax). unsupported_reason() says why a model is not;
@@ -53,7 +53,7 @@ class ImageRecurrentEngine {
   int64_t max_steps() const { return max_steps_; }
   int64_t param_dim() const { return param_dim_; }
   int threads() const { return threads_; }
-  // How many times the team has stepped aside for one thread (core/team_backoff.h).
+  // How many probes found one thread faster than the team (core/team_backoff.h).
   int64_t team_backoffs() const { return backoff_.backoffs(); }
 
  private:

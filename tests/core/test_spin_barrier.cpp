@@ -3,8 +3,7 @@
 // many consecutive phases (the barrier is reusable at once), for teams of 2 and 3 threads — more
 // threads than these 2-core machines have, so waiters also take the sleeping path — and with one
 // thread slowed at every phase so that the others spin out and sleep; a team of one passes straight through.
-// sleeps() counts those sleeps (none for a team of one). core/team_backoff.h: the team steps aside after
-// a window of mostly sleepy steps, for exactly kSoloSteps steps, and never on a window of quiet ones.
+// core/team_backoff.h: kProbe team steps, kProbe one-thread steps, then the faster for kRun steps.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -49,47 +48,36 @@ TEST(CoreSpinBarrier, SleepingWaitersAreWoken) {
   EXPECT_EQ(phases_seen_out_of_order(3, 400, true), 0);
 }
 
-TEST(CoreSpinBarrier, CountsTheWaitsThatSlept) {
-  SpinBarrier alone(1);
-  for (int i = 0; i < 100; ++i) alone.wait();
-  EXPECT_EQ(alone.sleeps(), 0);
-  // The second thread arrives 50 ms late at each of 3 phases: far past the spin (about 100 µs), so the
-  // first one sleeps at each.
-  SpinBarrier pair(2);
-  std::thread late([&] {
-    for (int r = 0; r < 3; ++r) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      pair.wait();
-    }
-  });
-  for (int r = 0; r < 3; ++r) pair.wait();
-  late.join();
-  EXPECT_EQ(pair.sleeps(), 3);
+// Drives the policy with step times: `team_s` for team steps, `solo_s` for one-thread steps; returns
+// how each of `steps` steps ran (true: team).
+std::vector<bool> choices(TeamBackoff& b, int64_t steps, double team_s, double solo_s) {
+  std::vector<bool> ran;
+  for (int64_t i = 0; i < steps; ++i) {
+    const bool team = b.use_team();
+    ran.push_back(team);
+    b.record(team, team ? team_s : solo_s);
+  }
+  return ran;
 }
 
-TEST(CoreTeamBackoff, StepsAsideAfterASleepyWindowThenTriesTheTeamAgain) {
-  TeamBackoff b;
-  // Quiet windows (fewer than kSleepySteps sleepy steps each) never back off.
-  for (int i = 0; i < 10 * TeamBackoff::kWindow; ++i) {
-    ASSERT_TRUE(b.use_team());
-    b.record(true, i % TeamBackoff::kWindow < TeamBackoff::kSleepySteps - 1);
+TEST(CoreTeamBackoff, ProbesBothThenRunsTheFasterAndProbesAgain) {
+  const int64_t P = TeamBackoff::kProbe, R = TeamBackoff::kRun;
+  // A quiet machine (the team is faster): P team steps, P solo steps, then R team steps, then again.
+  TeamBackoff quiet;
+  const std::vector<bool> q = choices(quiet, 2 * (2 * P + R), 1.0, 1.8);
+  for (int64_t i = 0; i < int64_t(q.size()); ++i) {
+    const int64_t in_cycle = i % (2 * P + R);
+    EXPECT_EQ(q[size_t(i)], in_cycle < P || in_cycle >= 2 * P) << "step " << i;
   }
-  EXPECT_EQ(b.backoffs(), 0);
-  // A sleepy window: the team steps aside for exactly kSoloSteps steps.
-  for (int i = 0; i < TeamBackoff::kWindow; ++i) {
-    ASSERT_TRUE(b.use_team());
-    b.record(true, i < TeamBackoff::kSleepySteps);
-  }
-  EXPECT_EQ(b.backoffs(), 1);
-  for (int64_t i = 0; i < TeamBackoff::kSoloSteps; ++i) {
-    ASSERT_FALSE(b.use_team()) << "solo step " << i;
-    b.record(false, false);
-  }
-  EXPECT_TRUE(b.use_team());
-  // Still contended: the next window backs off again.
-  for (int i = 0; i < TeamBackoff::kWindow; ++i) b.record(true, true);
-  EXPECT_EQ(b.backoffs(), 2);
-  EXPECT_FALSE(b.use_team());
+  EXPECT_EQ(quiet.backoffs(), 0);
+  // Contended (one thread is faster): after the probes, R steps on one thread; the next probe again.
+  TeamBackoff busy;
+  const std::vector<bool> c = choices(busy, 2 * (2 * P + R), 5.0, 1.9);
+  for (int64_t i = 0; i < int64_t(c.size()); ++i) EXPECT_EQ(c[size_t(i)], i % (2 * P + R) < P) << "step " << i;
+  EXPECT_EQ(busy.backoffs(), 2);
+  // The load goes away: the next probe picks the team again.
+  choices(busy, 2 * P, 1.0, 1.9);
+  EXPECT_TRUE(busy.use_team());
 }
 
 }  // namespace
