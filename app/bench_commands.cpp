@@ -126,7 +126,9 @@ Command add_bench_generate(CLI::App* bench) {
   cmd->add_option("--seed", o->seed, "weights and sampling seed");
   cmd->add_option("--device", o->device,
                   "where the model runs: cpu, cuda or cuda:N (default cpu; off the CPU the engine rows use the modules)");
-  return {cmd, [o] {
+  auto target = add_simd_target_option(cmd);
+  return {cmd, [o, target] {
+            force_simd_target(*target);
             bench::run_generate_benchmark(*o);
             return 0;
           }};
