@@ -182,6 +182,30 @@ CaseResult memory_case(const std::string& name, int64_t n, double min_s) {
           "memcpy"};
 }
 
+// Dropout (p = 0.1) forward then backward as training runs it: the one-pass kernel on x and again on the
+// gradient (ops::apply_dropout with one drawn mask), against the op-by-op form it replaced (bernoulli,
+// scale, then x · mask and g · mask with the mask kept). Both rates count the one-pass form's bytes
+// (x, y, g, dx: 4 × n floats), so the ratio is the speed-up.
+CaseResult dropout_case(int64_t n, double min_s) {
+  Generator gen(3), ga(12), gb(12);
+  Tensor x = Tensor::uniform({n}, gen, -1, 1), g = Tensor::uniform({n}, gen, -1, 1);
+  auto t = time_pair(
+      [&] {
+        const ops::DropoutMask m = ops::draw_dropout_mask(ga, n, 0.9);
+        (void)ops::apply_dropout(x, m);
+        (void)ops::apply_dropout(g, m);
+      },
+      [&] {
+        const Tensor mask = ops::mul(ops::bernoulli({n}, 0.9, gb), 1 / 0.9);
+        (void)ops::mul(x, mask);
+        (void)ops::mul(g, mask);
+      },
+      min_s);
+  const double bytes = 4.0 * double(n) * 4;
+  return {fmt::format("dropout_fwd_bwd_{}M_f32", n >> 20), "GB/s", bytes / t.a_seconds / 1e9,
+          bytes / t.b_seconds / 1e9, "op-by-op: bernoulli, scale, x·mask, g·mask"};
+}
+
 // Causal linear product, forward + backward (kernels::causal_product_*), at fast-transformers'
 // benchmark size (PAPER.md §4.2), against one cblas_sgemm of comparable work: 1024³ (2.1 GFLOP
 // against 2.5 here), which runs near the BLAS peak. FLOPs counted as the necessary multiply-adds ×2,
@@ -237,6 +261,7 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       [&] { return memory_case("softplus_backward", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("uniform", int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("dropout_mask", int64_t(1) << 22, opt.min_seconds); },
+      [&] { return dropout_case(int64_t(1) << 22, opt.min_seconds); },
       [&] { return memory_case("masked_softmax_causal", int64_t(784) * 784 * 8, opt.min_seconds); },
       [&] { return lstm_case(8, 200, 256, opt.min_seconds); },
       [&] { return memory_case("sum_rows", int64_t(784) << 13, opt.min_seconds); },
@@ -247,10 +272,10 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                                 "softmax_fwd_bwd_6M_f32", "layer_norm_fwd_bwd_4M_f32",
                                 "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
                                 "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
-                                "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32",
+                                "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32", "dropout_fwd_bwd_4M_f32",
                                 "masked_softmax_causal_4M_f32", "lstm_fwd_bwd_8x200x256", "sum_rows_6M_f32",
                                 "sum_columns_4M_f32"};
-  static_assert(std::size(names) == 23);
+  static_assert(std::size(names) == 24);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;

@@ -136,6 +136,14 @@ struct KernelTable {
   // random fills from a Philox generator (core/rng.h); float outputs
   Kernel<void(Tensor& out, Generator& gen, double low, double high)> uniform;
   Kernel<void(Tensor& out, Generator& gen, double mean, double std)> normal;
+  // dropout in one pass, the same call for the forward (on x) and the backward (on its gradient):
+  // out_i = x_i · (u_i < keep ? scale : 0) for float32 x (any strides) → out (x's shape, contiguous),
+  // u_i the element i of the float32 uniform fill of [0, 1) from Philox block `first` of (stream, seed)
+  // (what `uniform` writes there), compared and multiplied in float32: bit for bit
+  // x · (bernoulli(keep) · scale) as three ops would give it, without a mask in memory. O(n): one read,
+  // one write and 2.5 Philox multiplies per element (cpu/random.cpp, cuda/random.cu).
+  Kernel<void(const Tensor& x, uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale, Tensor& out)>
+      dropout;
   // causal linear product (the numerator of causal linear attention; PAPER.md §3):
   // out_i = Σ_{j≤i} (q_i·k_j) v_j for q, k (B, H, N, E), v (B, H, N, M) → out (B, H, N, M); any strides.
   // O(B·H·N·E·M) time, O(E·M) state per thread: no N×N or N×E×M intermediate (cpu/causal_product.cpp).

@@ -529,6 +529,23 @@ Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype, Devi
   return lt(u, p).to(dtype);
 }
 
+DropoutMask draw_dropout_mask(Generator& gen, int64_t n, double keep) {
+  LINTRA_CHECK(keep > 0 && keep <= 1, "dropout: keep probability {} is outside (0, 1]", keep);
+  LINTRA_CHECK(n >= 0, "dropout: {} elements", n);
+  const uint64_t first = gen.reserve(uint64_t((n + 3) / 4));  // as a float32 fill of n: 4 per block
+  return {n, first, gen.state().stream, gen.state().seed, float(keep), float(1.0 / keep)};
+}
+
+Tensor apply_dropout(const Tensor& x, const DropoutMask& mask) {
+  check_defined(x, "apply_dropout");
+  LINTRA_CHECK(x.dtype() == DType::f32, "apply_dropout: expected float32, got {}", x.dtype());
+  LINTRA_CHECK(x.numel() == mask.n, "apply_dropout: the mask was drawn for {} elements, {} has {}", mask.n,
+               shape_str(x.shape()), x.numel());
+  Tensor out = Tensor::empty(x.shape(), DType::f32, x.device());
+  kernels::on(out).dropout(x, mask.first, mask.stream, mask.seed, mask.keep, mask.scale, out);
+  return out;
+}
+
 Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen, Device device) {
   std::vector<int64_t> v(size_t(numel_of(shape)));
   for (int64_t& x : v) x = gen.randint(low, high);

@@ -141,6 +141,17 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending = false);
 // --- random --------------------------------------------------------------------------------------
 Tensor bernoulli(const Shape& shape, double p, Generator& gen, DType dtype = DType::f32,
                  Device device = Device::cpu);  // 1 w.p. p
+// Dropout's mask as Philox blocks rather than a tensor. Drawing it reserves the blocks a float32
+// bernoulli of n elements would (the generator moves exactly as before); apply_dropout multiplies a
+// float32 tensor of n elements by it in one pass (kernels.h `dropout`), giving
+// mul(x, mul(bernoulli(shape, keep, gen), 1 / keep)) bit for bit, and the same mask again for its gradient.
+struct DropoutMask {
+  int64_t n = 0;
+  uint64_t first = 0, stream = 0, seed = 0;
+  float keep = 1, scale = 1;
+};
+DropoutMask draw_dropout_mask(Generator& gen, int64_t n, double keep);
+Tensor apply_dropout(const Tensor& x, const DropoutMask& mask);
 // Drawn on the host (Generator::randint, randperm) and copied to `device`.
 Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen, Device device = Device::cpu);  // i64
 Tensor randperm(int64_t n, Generator& gen, Device device = Device::cpu);                                      // i64

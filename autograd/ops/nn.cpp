@@ -44,6 +44,13 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, double eps) {
 Var dropout(const Var& x, double p, Generator& gen, bool training) {
   LINTRA_CHECK(p >= 0 && p < 1, "dropout: probability {} is outside [0, 1)", p);
   if (!training || p == 0) return x;
+  if (x.dtype() == DType::f32) {  // one pass, no mask in memory; the same numbers as the form below
+    const ops::DropoutMask mask = ops::draw_dropout_mask(gen, x.numel(), 1 - p);
+    return make_result(ops::apply_dropout(x.data(), mask), "dropout", {x}, {},
+                       [mask](const std::vector<Tensor>&, const Tensor& g) {
+                         return std::vector<Tensor>{ops::apply_dropout(g, mask)};
+                       });
+  }
   Tensor mask = ops::mul(ops::bernoulli(x.shape(), 1 - p, gen, x.dtype(), x.data().device()), 1.0 / (1 - p));
   return mul(x, Var(mask));
 }

@@ -26,6 +26,7 @@ kernel_function<&KernelTable::cumsum> cumsum;  // scan_sort.cpp
 kernel_function<&KernelTable::sort> sort;
 kernel_function<&KernelTable::uniform> uniform;  // random.cpp
 kernel_function<&KernelTable::normal> normal;
+kernel_function<&KernelTable::dropout> dropout;
 kernel_function<&KernelTable::causal_product_forward> causal_product_forward;  // causal_product.cpp
 kernel_function<&KernelTable::causal_product_backward> causal_product_backward;
 kernel_function<&KernelTable::lstm_forward> lstm_forward;  // lstm.cpp
@@ -62,6 +63,7 @@ constinit const KernelTable table = {
     .sort = sort,
     .uniform = uniform,
     .normal = normal,
+    .dropout = dropout,
     .causal_product_forward = causal_product_forward,
     .causal_product_backward = causal_product_backward,
     .lstm_forward = lstm_forward,

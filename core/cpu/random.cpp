@@ -1,4 +1,4 @@
-// cpu/random.cpp — uniform and normal fills from a Philox generator (core/rng.h).
+// cpu/random.cpp — uniform and normal fills from a Philox generator (core/rng.h), and dropout.
 // Element i of a float32 fill uses word i % 4 of block first + i / 4 (float64: two words per
 // element); normals use Box–Muller on pairs of uniforms. Every element is a function of
 // (seed, stream, counter) only, so the OpenMP split and the SIMD target do not change the numbers.
@@ -17,6 +17,12 @@
 // element than the scalar loop with 8 lanes (AVX2). A vector whose low counter word would wrap
 // (once per 2³² blocks) and the last partial block take the scalar path.
 // Float64 fills and normals stay scalar (weight initialisation and float64 checks, not the hot loop).
+//
+// Dropout (kernels.h `dropout`) runs the same vector Philox and, instead of storing u, multiplies the
+// de-interleaved x by (u < keep ? scale : 0): out = x · bernoulli(keep)·scale with the mask never in
+// memory. One read and one write of n floats, against five of each for the op-by-op form (fill,
+// compare, convert, scale, multiply) and its n-float mask kept until the backward; the backward calls
+// the kernel again on the gradient with the same blocks, recomputing the mask instead of reading it.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/cpu/random.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -36,6 +42,16 @@ inline void uniform_blocks_scalar(uint64_t first, int64_t b0, int64_t b1, uint64
   for (int64_t b = b0; b < b1; ++b) {
     const philox::Words w = philox::block(first + uint64_t(b), stream, seed);
     for (int64_t k = 0; k < 4 && b * 4 + k < n; ++k) out[b * 4 + k] = lo + span * philox::unit_float(w.w[k]);
+  }
+}
+
+// The scalar path of dropout: blocks [b0, b1) applied to x (the last block cut to n elements).
+inline void dropout_blocks_scalar(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep,
+                                  float scale, const float* x, float* out, int64_t n) {
+  for (int64_t b = b0; b < b1; ++b) {
+    const philox::Words w = philox::block(first + uint64_t(b), stream, seed);
+    for (int64_t k = 0; k < 4 && b * 4 + k < n; ++k)
+      out[b * 4 + k] = x[b * 4 + k] * (philox::unit_float(w.w[k]) < keep ? scale : 0.0f);
   }
 }
 }  // namespace lintra::kernels::cpu
@@ -109,13 +125,43 @@ void UniformBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, u
   uniform_blocks_scalar(first, b, b1, stream, seed, lo, span, out, INT64_MAX);
 }
 
+// Dropout over blocks [b0, b1): the words of L blocks as above; x is read de-interleaved (vector w holds
+// element 4(b + j) + w in lane j, the word it meets), out = x · (u < keep ? scale : 0), stored back
+// interleaved. The multiply by zero keeps x's sign and NaNs, as x · mask does.
+void DropoutBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep, float scale,
+                      const float* x, float* out) {
+  const hn::ScalableTag<uint32_t> du;
+  const hn::RebindToSigned<decltype(du)> di;
+  const hn::Rebind<float, decltype(du)> df;
+  const int64_t L = int64_t(hn::Lanes(du));
+  const auto vkeep = hn::Set(df, keep), vscale = hn::Set(df, scale), vunit = hn::Set(df, 1.0f / 16777216.0f);
+  const auto lane = hn::Iota(du, 0);  // once, as in UniformBlocksF32
+  int64_t b = b0;
+  for (; b + L <= b1; b += L) {
+    const uint64_t counter = first + uint64_t(b);
+    if (uint32_t(counter) > UINT32_MAX - uint32_t(L - 1)) {
+      dropout_blocks_scalar(first, b, b + L, stream, seed, keep, scale, x, out, INT64_MAX);
+      continue;
+    }
+    auto c0 = hn::Add(lane, hn::Set(du, uint32_t(counter))), c1 = hn::Set(du, uint32_t(counter >> 32));
+    auto c2 = hn::Set(du, uint32_t(stream)), c3 = hn::Set(du, uint32_t(stream >> 32));
+    philox_rounds(du, c0, c1, c2, c3, seed);
+    hn::Vec<decltype(df)> x0, x1, x2, x3;
+    hn::LoadInterleaved4(df, x + 4 * b, x0, x1, x2, x3);
+    const auto apply = [&](decltype(c0) w, decltype(x0) xv) {
+      const auto u = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<8>(w))), vunit);  // exact
+      return hn::Mul(xv, hn::IfThenElseZero(hn::Lt(u, vkeep), vscale));
+    };
+    hn::StoreInterleaved4(apply(c0, x0), apply(c1, x1), apply(c2, x2), apply(c3, x3), df, out + 4 * b);
+  }
+  dropout_blocks_scalar(first, b, b1, stream, seed, keep, scale, x, out, INT64_MAX);
+}
+
 }  // namespace lintra::kernels::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 // --- the kernels ---------------------------------------------------------------------------------------
 #if HWY_ONCE
-#include <omp.h>
-
 #include <cmath>
 
 #include "core/cpu/loops.h"
@@ -125,6 +171,7 @@ HWY_AFTER_NAMESPACE();
 namespace lintra::kernels::cpu {
 
 HWY_EXPORT(UniformBlocksF32);
+HWY_EXPORT(DropoutBlocksF32);
 
 namespace {
 constexpr double kTwoPi = 6.283185307179586476925286766559;
@@ -161,6 +208,20 @@ void uniform(Tensor& out, Generator& gen, double low, double high) {
       }
     }
   });
+}
+
+// Whole blocks on the dispatched vector path in runs over the threads, as uniform_f32; the last partial
+// block scalar. Element i meets the word the uniform fill would write at i, whatever the split.
+void dropout(const Tensor& x_in, uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale,
+             Tensor& out) {
+  const Tensor x = x_in.contiguous();
+  const float* xp = x.data<float>();
+  float* o = out.data<float>();
+  const int64_t n = x.numel(), whole = n / 4;
+  for_each_block(whole, kBlockElements / 4, n >= kParallelGrain, [&](int64_t b0, int64_t b1) {
+    HWY_DYNAMIC_DISPATCH(DropoutBlocksF32)(first, b0, b1, stream, seed, keep, scale, xp, o);
+  });
+  dropout_blocks_scalar(first, whole, (n + 3) / 4, stream, seed, keep, scale, xp, o, n);
 }
 
 void normal(Tensor& out, Generator& gen, double mean, double std) {

@@ -5,8 +5,8 @@
 // SGD updates, arange and the index range check (cuda/updates.cu); index_select, gather, scatter_add and
 // index_add (cuda/index.cu, the adds atomic); the causal linear product and its backward
 // (cuda/causal_product.cu); reduce, arg_reduce, cumsum, sum_squares, softmax, the masked softmax and
-// layer norm forward and backward (cuda/rows.cu); sort (CUB, cuda/sort.cu); uniform and normal fills
-// (the CPU's Philox streams, cuda/random.cu); the mixture-of-logistics sampler
+// layer norm forward and backward (cuda/rows.cu); sort (CUB, cuda/sort.cu); uniform and normal fills and
+// dropout (the CPU's Philox streams, cuda/random.cu); the mixture-of-logistics sampler
 // (cuda/mixture_of_logistics.cu); CTC (cuda/ctc.cu); reformer's round plan (cuda/lsh_plan.cu); the LSTM
 // recurrence (a cell kernel per step between cuBLAS GEMMs, cuda/lstm.cu and lstm_steps.cpp); and matmul
 // (cuBLAS, cuda/matmul.cpp). The table's designated initializers leave none out (a missing one does not
@@ -204,6 +204,13 @@ void normal(Tensor& out, Generator& gen, double mean, double std) {
   const uint64_t first = gen.reserve(uint64_t((n + per_block - 1) / per_block));
   lintra::cuda::normal(device_of(out), elem(out.dtype()), KernelAccess::data(out), n, first, gen.state().stream,
                        gen.state().seed, mean, std);
+}
+
+// Dropout on the fill's words (cuda/random.h); a strided x is made contiguous on the device first.
+void dropout(const Tensor& x_in, uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale, Tensor& out) {
+  const Tensor x = x_in.contiguous();
+  lintra::cuda::dropout(device_of(out), static_cast<const float*>(KernelAccess::data(x)),
+                        static_cast<float*>(KernelAccess::data(out)), x.numel(), first, stream, seed, keep, scale);
 }
 
 // --- index kernels (cuda/index.h) -------------------------------------------------------------------
@@ -407,6 +414,7 @@ constinit const KernelTable table = {
     .sort = sort,
     .uniform = uniform,
     .normal = normal,
+    .dropout = dropout,
     .causal_product_forward = causal_product_forward,
     .causal_product_backward = causal_product_backward,
     .lstm_forward = lstm_forward,

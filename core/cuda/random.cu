@@ -60,7 +60,26 @@ template <class T> __global__ void normal_kernel(T* out, int64_t n, uint64_t fir
   }
 }
 
+// Dropout: one thread per block of 4 elements, the uniform fill's words compared and multiplied in place
+// of being stored.
+__global__ void dropout_kernel(const float* x, float* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed,
+                               float keep, float scale) {
+  const int64_t blocks = (n + 3) / 4;
+  for (int64_t b = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += int64_t(gridDim.x) * blockDim.x) {
+    const philox::Words w = philox::block(first + uint64_t(b), stream, seed);
+    for (int k = 0; k < 4 && b * 4 + k < n; ++k)
+      out[b * 4 + k] = __fmul_rn(x[b * 4 + k], philox::unit_float(w.w[k]) < keep ? scale : 0.0f);
+  }
+}
+
 }  // namespace
+
+void dropout(int device, const float* x, float* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed,
+             float keep, float scale) {
+  if (n == 0) return;
+  dropout_kernel<<<grid_for((n + 3) / 4), kThreads, 0, stream_of(device)>>>(x, out, n, first, stream, seed, keep, scale);
+  check_launch(device, "dropout");
+}
 
 void uniform(int device, Elem type, void* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed, double low,
              double high) {

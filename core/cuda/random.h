@@ -22,5 +22,9 @@ void uniform(int device, Elem type, void* out, int64_t n, uint64_t first, uint64
              double high);
 void normal(int device, Elem type, void* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed, double mean,
             double std);
+// Dropout on n contiguous float32 elements: out_i = x_i · (u_i < keep ? scale : 0), u_i the float32
+// uniform of [0, 1) the fill above would write at i (kernels.h `dropout`); x and out may alias.
+void dropout(int device, const float* x, float* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed,
+             float keep, float scale);
 
 }  // namespace lintra::cuda

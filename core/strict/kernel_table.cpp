@@ -67,6 +67,7 @@ constinit const KernelTable table = {
     .sort = on_host<&KernelTable::sort>,
     .uniform = on_host<&KernelTable::uniform>,
     .normal = on_host<&KernelTable::normal>,
+    .dropout = on_host<&KernelTable::dropout>,
     .causal_product_forward = on_host<&KernelTable::causal_product_forward>,
     .causal_product_backward = on_host<&KernelTable::causal_product_backward>,
     .lstm_forward = on_host<&KernelTable::lstm_forward>,

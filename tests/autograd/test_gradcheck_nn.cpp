@@ -2,7 +2,8 @@
 // the last, a middle and the first dim; masked_softmax with a broadcast mask and an empty row, on the
 // CPU and on the strict device; layer_norm for x, γ and β; dropout with a fixed mask;
 // cross_entropy with mean/sum/none reductions and ignore_index rows) agrees with central finite
-// differences (gradcheck, float64), including non-contiguous inputs.
+// differences (gradcheck, float64), including non-contiguous inputs; float32 dropout's one-pass kernel
+// equals that mask form bit for bit.
 // dropout: gradcheck evaluates f many times, so f builds its Generator from a fixed seed inside:
 // every evaluation draws the same mask. Tolerances: gradcheck's defaults (autograd_test_util.h).
 #include <gtest/gtest.h>
@@ -91,6 +92,25 @@ TEST(AutogradGradcheckNn, DropoutWithAFixedMask) {
         return dropout(transpose(v[0], 0, 1), 0.5, g2, true);
       },
       {x}));
+}
+
+// Float32 dropout runs in one pass (ops::apply_dropout, no mask in memory); its output and its
+// gradient must be the float64-checked form's above — x · mask and g · mask with mask =
+// bernoulli(1 − p) / (1 − p) from the same generator state — bit for bit, for a strided input, on the
+// CPU and on the strict device (whose host loops fail).
+TEST(AutogradGradcheckNn, DropoutInFloat32IsTheMaskFormForwardAndBackward) {
+  for (Device d : {Device::cpu, Device::strict()}) {
+    Generator gen(156);
+    const Tensor x = Tensor::uniform({6, 9, 5}, gen, -2, 2).to(d), g = Tensor::uniform({9, 6, 5}, gen, -1, 1).to(d);
+    Generator a(41), b(41);
+    Var xv(x, true);
+    Var y = dropout(transpose(xv, 0, 1), 0.25, a, /*training=*/true);
+    sum(mul(y, Var(g))).backward();
+    const Tensor mask = ops::mul(ops::bernoulli({9, 6, 5}, 0.75, b, DType::f32, d), 1 / 0.75);
+    EXPECT_EQ(a.state(), b.state()) << d.str();
+    EXPECT_EQ(ops::max_abs_diff(y.data().cpu(), ops::mul(x.transpose(0, 1), mask).cpu()), 0.0) << d.str();
+    EXPECT_EQ(ops::max_abs_diff(xv.grad().cpu(), ops::mul(g, mask).transpose(0, 1).cpu()), 0.0) << d.str();
+  }
 }
 
 TEST(AutogradGradcheckNn, CrossEntropy) {

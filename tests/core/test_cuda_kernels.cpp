@@ -5,8 +5,8 @@
 // layer norm (forward and backward) on row lengths below and above a block's threads; the masked softmax,
 // arg-max/min and cumsum; where; the index kernels; the optimizer updates, arange and the index range
 // check; sort; reformer's round plan; the mixture-of-logistics sampler; CTC; the LSTM recurrence; the
-// causal linear product and its backward; uniform and normal fills from the same generator state. Every
-// test skips (GTEST_SKIP) without a visible GPU and in a build without CUDA.
+// causal linear product and its backward; uniform and normal fills and dropout from the same generator
+// state. Every test skips (GTEST_SKIP) without a visible GPU and in a build without CUDA.
 //
 // Tolerances: the elementwise kernels apply the CPU's formulas, but nvcc may contract a·b + c into an
 // FMA and its libm differs from glibc in the last bits, so results agree to a few ulps (relative 2e-6
@@ -585,6 +585,22 @@ TEST(CoreCudaKernels, UniformFillsAreBitIdenticalToTheCpuAndNormalsAgree) {
         const Tensor nb = Tensor::normal({n}, gpu_gen, 0.5, 2.0, dtype, kGpu);
         expect_close(na, nb, dtype == DType::f32 ? 1e-6 : 1e-14, "normal " + std::to_string(n));
       }
+}
+
+// Dropout in one pass: the same mask blocks give the CPU's output bit for bit, contiguous or strided.
+TEST(CoreCudaKernels, DropoutIsBitIdenticalToTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (const int64_t n : {int64_t(1), int64_t(7), int64_t(1) << 20 | 3}) {
+    Generator data(21), mask_gen(22, 1);
+    mask_gen.set_state({22, 1, (uint64_t(1) << 32) - 5});
+    const Tensor x = Tensor::uniform({n}, data, -2, 2);
+    const ops::DropoutMask m = ops::draw_dropout_mask(mask_gen, n, 0.85);
+    expect_close(ops::apply_dropout(x, m), ops::apply_dropout(x.to(kGpu), m), 0.0, "dropout " + std::to_string(n));
+  }
+  Generator data(23), mask_gen(24);
+  const Tensor xt = Tensor::uniform({33, 17}, data, -1, 1).transpose(0, 1);
+  const ops::DropoutMask m = ops::draw_dropout_mask(mask_gen, xt.numel(), 0.5);
+  expect_close(ops::apply_dropout(xt, m), ops::apply_dropout(xt.to(kGpu), m), 0.0, "dropout strided");
 }
 
 }  // namespace

@@ -13,7 +13,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/ops.h"
@@ -27,6 +29,7 @@ namespace lintra {
 namespace {
 
 using testing::equal_to;
+using testing::error_of;
 
 constexpr int64_t kN = 1 << 16;
 
@@ -224,7 +227,52 @@ TEST_P(CoreRngSimd, FloatUniformMatchesTheScalarFormulaOnEveryTarget) {
         }
       }
 }
+
+// Dropout in one pass (kernels.h `dropout`) against the op-by-op form it replaces, on every target:
+// x · (bernoulli(keep) · (1/keep)) from a generator in the same state, bit for bit (signed zeros
+// included; NaN stays NaN), the generator moved by the same blocks; x strided (a transposed view) or
+// not; sizes and offsets as above, so partial vectors, the partial last block, the counter wrap and the
+// parallel path are all met.
+TEST_P(CoreRngSimd, DropoutIsTheOpByOpFormBitForBitOnEveryTarget) {
+  const auto same_bits = [](float a, float b) {
+    return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+  };
+  for (const uint64_t offset : {uint64_t(0), uint64_t(7), (uint64_t(1) << 32) - 3})
+    for (const int64_t n : {int64_t(1), int64_t(3), int64_t(37), int64_t(130), int64_t(1) << 17})
+      for (const double keep : {0.9, 0.5}) {
+        Generator data(5);
+        Tensor x = Tensor::uniform({n}, data, -2, 2);
+        x.data<float>()[0] = -x.data<float>()[0];
+        if (n > 2) x.data<float>()[2] = std::numeric_limits<float>::quiet_NaN();
+        Generator a(31, 2), b(31, 2);
+        a.set_state({31, 2, offset});
+        b.set_state(a.state());
+        const std::vector<float> got = ops::apply_dropout(x, ops::draw_dropout_mask(a, n, keep)).to_vector<float>();
+        const std::vector<float> want =
+            ops::mul(x, ops::mul(ops::bernoulli({n}, keep, b), 1 / keep)).to_vector<float>();
+        ASSERT_EQ(a.state(), b.state());
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_TRUE(same_bits(got[size_t(i)], want[size_t(i)]))
+              << "offset " << offset << " n " << n << " keep " << keep << " i " << i << ": " << got[size_t(i)]
+              << " against " << want[size_t(i)];
+      }
+  // A transposed view is dropped in its logical (row-major) order, as the op-by-op form does.
+  Generator data(6), a(8), b(8);
+  const Tensor xt = Tensor::uniform({40, 30}, data, -1, 1).transpose(0, 1);
+  const Tensor got = ops::apply_dropout(xt, ops::draw_dropout_mask(a, xt.numel(), 0.8));
+  const Tensor want = ops::mul(xt, ops::mul(ops::bernoulli(xt.shape(), 0.8, b), 1 / 0.8));
+  EXPECT_TRUE(equal_to(got, want));
+  EXPECT_EQ(got.shape(), xt.shape());
+}
 LINTRA_ON_EVERY_SIMD_TARGET(CoreRngSimd);
+
+TEST(CoreRng, DropoutRefusesWhatItCannotApply) {
+  Generator g(3);
+  const ops::DropoutMask m = ops::draw_dropout_mask(g, 12, 0.9);
+  EXPECT_HAS(error_of([&] { ops::apply_dropout(Tensor::zeros({12}, DType::f64), m); }), "expected float32");
+  EXPECT_HAS(error_of([&] { ops::apply_dropout(Tensor::zeros({3, 5}), m); }), "drawn for 12 elements, [3, 5] has 15");
+  EXPECT_HAS(error_of([&] { ops::draw_dropout_mask(g, 4, 0.0); }), "keep probability 0 is outside (0, 1]");
+}
 
 }  // namespace
 }  // namespace lintra
