@@ -95,14 +95,14 @@ template <class D, class V> HWY_INLINE void philox_rounds(D d, V& c0, V& c1, V& 
 
 }  // namespace
 
-// Blocks [b0, b1) of the fill starting at block `first`: 4·(b1 − b0) floats lo + span·u into out[4·b0 …].
-void UniformBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float lo, float span,
-                      float* out) {
-  const hn::ScalableTag<uint32_t> du;
-  const hn::RebindToSigned<decltype(du)> di;
-  const hn::Rebind<float, decltype(du)> df;
+// The Philox words of blocks [b0, b1) of (stream, seed) from block `first`, L blocks at a time:
+// words(b, c0, c1, c2, c3) gets blocks b … b + L − 1 (lane j: block b + j, vector w: its word w);
+// scalar(b, e) takes the blocks the vectors leave: a vector whose low counter word would wrap and the
+// last fewer than L.
+template <class D, class Words, class Scalar>
+HWY_INLINE void for_each_word_vector(D du, uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed,
+                                     const Words& words, const Scalar& scalar) {
   const int64_t L = int64_t(hn::Lanes(du));
-  const auto vlo = hn::Set(df, lo), vspan = hn::Set(df, span), vunit = hn::Set(df, 1.0f / 16777216.0f);
   // Lane offsets 0 … L−1 once: Highway 1.0.3's Iota fills the lanes through the stack, and a store of
   // eight words read back as one vector stalls every iteration (the portable build: perf annotate).
   const auto lane = hn::Iota(du, 0);
@@ -110,51 +110,57 @@ void UniformBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, u
   for (; b + L <= b1; b += L) {
     const uint64_t counter = first + uint64_t(b);
     if (uint32_t(counter) > UINT32_MAX - uint32_t(L - 1)) {  // the low word wraps inside this vector
-      uniform_blocks_scalar(first, b, b + L, stream, seed, lo, span, out, INT64_MAX);
+      scalar(b, b + L);
       continue;
     }
     auto c0 = hn::Add(lane, hn::Set(du, uint32_t(counter))), c1 = hn::Set(du, uint32_t(counter >> 32));
     auto c2 = hn::Set(du, uint32_t(stream)), c3 = hn::Set(du, uint32_t(stream >> 32));
     philox_rounds(du, c0, c1, c2, c3, seed);
-    const auto to_float = [&](decltype(c0) w) {
-      const auto u = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<8>(w))), vunit);  // exact
-      return hn::Add(hn::Mul(vspan, u), vlo);
-    };
-    hn::StoreInterleaved4(to_float(c0), to_float(c1), to_float(c2), to_float(c3), df, out + 4 * b);
+    words(b, c0, c1, c2, c3);
   }
-  uniform_blocks_scalar(first, b, b1, stream, seed, lo, span, out, INT64_MAX);
+  scalar(b, b1);
 }
 
-// Dropout over blocks [b0, b1): the words of L blocks as above; x is read de-interleaved (vector w holds
-// element 4(b + j) + w in lane j, the word it meets), out = x · (u < keep ? scale : 0), stored back
-// interleaved. The multiply by zero keeps x's sign and NaNs, as x · mask does.
+// u = (w >> 8)·2⁻²⁴ ∈ [0, 1) per lane, exactly (philox::unit_float's formula).
+template <class DF, class V> HWY_INLINE hn::Vec<DF> unit_floats(DF df, V w) {
+  const hn::RebindToSigned<DF> di;
+  return hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<8>(w))), hn::Set(df, 1.0f / 16777216.0f));
+}
+
+// Blocks [b0, b1) of the fill starting at block `first`: 4·(b1 − b0) floats lo + span·u into out[4·b0 …].
+void UniformBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float lo, float span,
+                      float* out) {
+  const hn::ScalableTag<uint32_t> du;
+  const hn::Rebind<float, decltype(du)> df;
+  const auto vlo = hn::Set(df, lo), vspan = hn::Set(df, span);
+  const auto to_float = [&](auto w) { return hn::Add(hn::Mul(vspan, unit_floats(df, w)), vlo); };
+  for_each_word_vector(
+      du, first, b0, b1, stream, seed,
+      [&](int64_t b, auto c0, auto c1, auto c2, auto c3) {
+        hn::StoreInterleaved4(to_float(c0), to_float(c1), to_float(c2), to_float(c3), df, out + 4 * b);
+      },
+      [&](int64_t b, int64_t e) { uniform_blocks_scalar(first, b, e, stream, seed, lo, span, out, INT64_MAX); });
+}
+
+// Dropout over blocks [b0, b1): the words as above; x is read de-interleaved (vector w holds element
+// 4(b + j) + w in lane j, the word it meets), out = x · (u < keep ? scale : 0), stored back interleaved.
+// The multiply by zero keeps x's sign and NaNs, as x · mask does.
 void DropoutBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep, float scale,
                       const float* x, float* out) {
   const hn::ScalableTag<uint32_t> du;
-  const hn::RebindToSigned<decltype(du)> di;
   const hn::Rebind<float, decltype(du)> df;
-  const int64_t L = int64_t(hn::Lanes(du));
-  const auto vkeep = hn::Set(df, keep), vscale = hn::Set(df, scale), vunit = hn::Set(df, 1.0f / 16777216.0f);
-  const auto lane = hn::Iota(du, 0);  // once, as in UniformBlocksF32
-  int64_t b = b0;
-  for (; b + L <= b1; b += L) {
-    const uint64_t counter = first + uint64_t(b);
-    if (uint32_t(counter) > UINT32_MAX - uint32_t(L - 1)) {
-      dropout_blocks_scalar(first, b, b + L, stream, seed, keep, scale, x, out, INT64_MAX);
-      continue;
-    }
-    auto c0 = hn::Add(lane, hn::Set(du, uint32_t(counter))), c1 = hn::Set(du, uint32_t(counter >> 32));
-    auto c2 = hn::Set(du, uint32_t(stream)), c3 = hn::Set(du, uint32_t(stream >> 32));
-    philox_rounds(du, c0, c1, c2, c3, seed);
-    hn::Vec<decltype(df)> x0, x1, x2, x3;
-    hn::LoadInterleaved4(df, x + 4 * b, x0, x1, x2, x3);
-    const auto apply = [&](decltype(c0) w, decltype(x0) xv) {
-      const auto u = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<8>(w))), vunit);  // exact
-      return hn::Mul(xv, hn::IfThenElseZero(hn::Lt(u, vkeep), vscale));
-    };
-    hn::StoreInterleaved4(apply(c0, x0), apply(c1, x1), apply(c2, x2), apply(c3, x3), df, out + 4 * b);
-  }
-  dropout_blocks_scalar(first, b, b1, stream, seed, keep, scale, x, out, INT64_MAX);
+  const auto vkeep = hn::Set(df, keep), vscale = hn::Set(df, scale);
+  const auto apply = [&](auto w, auto xv) {
+    return hn::Mul(xv, hn::IfThenElseZero(hn::Lt(unit_floats(df, w), vkeep), vscale));
+  };
+  for_each_word_vector(
+      du, first, b0, b1, stream, seed,
+      [&](int64_t b, auto c0, auto c1, auto c2, auto c3) {
+        hn::Vec<decltype(df)> x0, x1, x2, x3;
+        hn::LoadInterleaved4(df, x + 4 * b, x0, x1, x2, x3);
+        hn::StoreInterleaved4(apply(c0, x0), apply(c1, x1), apply(c2, x2), apply(c3, x3), df, out + 4 * b);
+      },
+      [&](int64_t b, int64_t e) { dropout_blocks_scalar(first, b, e, stream, seed, keep, scale, x, out, INT64_MAX); });
 }
 
 }  // namespace lintra::kernels::cpu::HWY_NAMESPACE
