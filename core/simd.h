@@ -1,7 +1,7 @@
 // simd.h — which SIMD target the CPU kernels run on. The kernels of core/cpu/ are written once over
-// Google Highway and compiled for every target of the build (DESIGN.md §2: SSSE3, SSE4, AVX2, AVX-512
-// and a scalar fallback in the portable build; the -march target and better ones with
-// LINTRA_NATIVE=ON); each call dispatches to the best target the running CPU supports
+// Google Highway and compiled for every x86 target (DESIGN.md §2: SSSE3, SSE4, AVX2, AVX-512 and a
+// scalar fallback, in the portable default build and with LINTRA_NATIVE=ON alike:
+// HWY_COMPILE_ALL_ATTAINABLE); each call dispatches to the best target the running CPU supports
 // (HWY_DYNAMIC_DISPATCH). Benchmarks print simd_target(); tests run each kernel on every target in
 // simd_targets() by forcing it (hwy::SetSupportedTargetsForTest).
 #pragma once
