@@ -17,12 +17,11 @@
 //              GK_c = V_c Rᵀ + triu(V_c G_cᵀ) Q_c,           then R += Q_cᵀ G_c       (c descending)
 // where S and R are the states before the chunk (tril/triu keep the diagonal). triu(V_c G_cᵀ) is
 // the transpose of pass 1's tril(G_c V_cᵀ): pass 1 keeps those C×C blocks (N·C elements per thread)
-// and pass 2 reads them transposed, unless they would exceed 1 MiB (N > 5424 in float32 with
-// C = 48), in which case pass 2 recomputes them and memory stays bounded for any N. Per row this costs E·M per state
+// and pass 2 reads them transposed, unless they would exceed 1 MiB (N > 8192 in float32 with
+// C = 32), in which case pass 2 recomputes them and memory stays bounded for any N. Per row this costs E·M per state
 // read or update (7 in all, as Algorithm 1's forward + backward: the backward recomputes the prefix
 // state) plus about C·(E+M)/2 per triangular product pair (3.5 pairs), so C trades the triangle's
-// cost against per-chunk overhead (C = 16, 32, 48 and 64 ran within noise of one another on AVX2;
-// 48 by a hair: experiments/kernels/README.md).
+// cost against per-chunk overhead (C = 32: cpu/causal_chunk.h; experiments/kernels/README.md).
 //
 // Every product runs on the register-blocked micro-kernel of cpu/small_gemm-inl.h and every
 // transposed copy on cpu/transpose-inl.h, both written once over Highway and compiled for each x86
@@ -50,6 +49,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "core/cpu/causal_chunk.h"
 #include "core/cpu/small_gemm-inl.h"
 #include "core/cpu/transpose-inl.h"
 
@@ -67,8 +67,7 @@ namespace lintra::kernels::cpu::causal {
 using small_gemm::kPad;
 using small_gemm::round_up;
 
-constexpr int64_t kChunk = 48;  // C: rows per chunk (Note [chunked causal product])
-static_assert(kChunk % kPad == 0);
+static_assert(kChunk % kPad == 0);  // kChunk: C, rows per chunk (cpu/causal_chunk.h)
 
 // One (b, h) slice of a (B, H, N, X) tensor: element (i, x) at p[i·rs + x·cs].
 template <typename T> struct Slice {
@@ -166,10 +165,8 @@ class Scratch {
 };
 
 // The backward keeps every chunk's tril(G_c V_cᵀ) from pass 1 for pass 2 (which needs its transpose)
-// when that takes at most this many bytes per thread — N·C elements, i.e. N ≤ 5424 in float32 —
-// and recomputes it otherwise, so that memory stays bounded for any N.
-constexpr int64_t kMaxKeptScoreBytes = int64_t(1) << 20;
-
+// when that takes at most kMaxKeptScoreBytes per thread (cpu/causal_chunk.h) — N·C elements, i.e.
+// N ≤ 8192 in float32 — and recomputes it otherwise, so that memory stays bounded for any N.
 template <typename T> bool keep_scores(int64_t N) {
   return (N + kChunk - 1) / kChunk * kChunk * kChunk * int64_t(sizeof(T)) <= kMaxKeptScoreBytes;
 }

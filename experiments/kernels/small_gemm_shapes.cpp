@@ -1,6 +1,6 @@
 // experiments/kernels/small_gemm_shapes.cpp — the efficiency of lintra's small-GEMM micro-kernel
 // (core/cpu/small_gemm-inl.h) on each product shape of the causal linear product at E = 32, M = 64,
-// C = 48 (as core/cpu/causal_product.cpp), one thread, operands in L1: GFLOP/s per shape against a
+// C = cpu/causal_chunk.h's kChunk (as core/cpu/causal_product.cpp; 48 until session 10), one thread, operands in L1: GFLOP/s per shape against a
 // 1024³ cblas_sgemm on one thread, so a slow shape shows itself. Compiled for the build's static target only (AVX2 with LINTRA_NATIVE on this machine).
 //
 // Run: build/experiments/kernels/small_gemm_shapes, under the machine lock.
@@ -12,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/cpu/causal_chunk.h"
 #include "core/cpu/small_gemm-inl.h"
 #include "core/threading.h"
 
@@ -40,7 +41,7 @@ double best_seconds(const std::function<void()>& f) {
 int main() {
   lintra::set_num_threads(1);
   const hwy::HWY_NAMESPACE::ScalableTag<float> d;
-  const int64_t C = 48, E = 32, M = 64;
+  const int64_t C = lintra::kernels::cpu::causal::kChunk, E = 32, M = 64;
   std::vector<float> a(64 * 64, 0.5f), b(64 * 64, 0.25f), c(64 * 64, 0.f), big(1024 * 1024, 0.1f),
       big2(1024 * 1024, 0.1f), big3(1024 * 1024);
   // The yardstick, timed before and after the shapes (the best of both: the clock ramps up).

@@ -1,7 +1,8 @@
 // test_causal_product.cpp — invariant: the chunked causal product kernels (forward and the
 // constant-memory backward) equal the masked quadratic form computed by plain float64 loops
 // (core/reference/causal_product.cpp), for sequence lengths on both sides of the chunk boundaries
-// (N = 1, 7, 31, 47, 48, 49, 97, 130 with chunks of 48 rows, in register tiles of 4–8 rows), widths that are and are not multiples of
+// (N = 1, 7, C − 1, C, C + 1, 2C − 1, 2C + 1, 3C + 1, 4C + 2 with chunks of C rows, cpu/causal_chunk.h,
+// in register tiles of 4–8 rows), widths that are and are not multiples of
 // 16 (read in place or through zero-padded copies), E ≠ M, every memory layout of every input, any
 // thread count, and sequences long enough that the backward recomputes its score blocks.
 //
@@ -14,6 +15,7 @@
 // Every case runs once per SIMD target (tests/core/simd_targets.h): CoreCausalProduct.<Case>/AVX2, …
 #include <gtest/gtest.h>
 
+#include "core/cpu/causal_chunk.h"
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "core/reference/reference.h"
@@ -89,7 +91,8 @@ struct Widths {
 // Padded copies (5, 7), in-place rows (32, 64), mixed (33 → 48, 17 → 32; 16 in place, 48 in place),
 // and E > M.
 const std::vector<Widths> kWidths = {{2, 3, 5, 7}, {1, 2, 32, 64}, {2, 1, 33, 17}, {1, 1, 16, 48}, {1, 2, 64, 16}};
-const std::vector<int64_t> kLengths = {1, 7, 31, 47, 48, 49, 97, 130};
+constexpr int64_t kC = kernels::cpu::causal::kChunk;
+const std::vector<int64_t> kLengths = {1, 7, kC - 1, kC, kC + 1, 2 * kC - 1, 2 * kC + 1, 3 * kC + 1, 4 * kC + 2};
 
 class CoreCausalProduct : public testing::SimdTargetTest {};
 LINTRA_ON_EVERY_SIMD_TARGET(CoreCausalProduct);
@@ -182,11 +185,12 @@ TEST_P(CoreCausalProduct, ResultsDoNotDependOnTheThreadCount) {
 }
 
 TEST_P(CoreCausalProduct, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
-  // Pass 2 reuses pass 1's C×C score blocks only while they fit in 1 MiB per thread (N ≤ 5424 in
-  // float32, 2688 in float64 with C = 48); beyond, it recomputes them. Narrow E and M keep the
+  // Pass 2 reuses pass 1's C×C score blocks only while they fit in 1 MiB per thread (N ≤ 8192 in
+  // float32, 4096 in float64 with C = 32); beyond, it recomputes them. Narrow E and M keep the
   // oracle cheap.
   Generator gen(77);
-  for (auto [dt, N] : {std::pair{DType::f32, int64_t(5500)}, std::pair{DType::f64, int64_t(2750)}}) {
+  using kernels::cpu::causal::max_kept_length;
+  for (auto [dt, N] : {std::pair{DType::f32, max_kept_length(4) + kC / 2 + 3}, std::pair{DType::f64, max_kept_length(8) + 5}}) {
     Tensor q = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt), k = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt);
     Tensor v = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt), g = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt);
     expect_matches_reference(q, k, v, g, fmt::format("{} N={}", dtype_name(dt), N));
