@@ -21,7 +21,11 @@
 //   gflops_per_s                            model_gflop / step_s
 //   sgemm_gflops_per_s                      cblas_sgemm at the model's GEMM shapes (B·N × d)·(d × d),
 //                                           (B·N × d)·(d × d_ff), (B·N × d_ff)·(d_ff × d), weighted by
-//                                           their counts per layer, measured right after the row's steps
+//                                           their counts per layer, measured right before and right after
+//                                           the row's steps: the faster of the two (on a shared host the
+//                                           rate moves by a third within minutes; the ratio printed,
+//                                           gflops_per_s / this, is then the conservative one)
+//   sgemm_before_gflops_per_s, sgemm_after_gflops_per_s   the two measurements
 //   peak_rss_mb                             the process's peak resident set during the row (VmHWM,
 //                                           reset before the row; the allocator cache is emptied first)
 //   user_s, sys_s                           CPU seconds per timed step (all threads), from getrusage
@@ -66,6 +70,7 @@ struct TrainBenchRow {
   int64_t batch = 0, layers = 0, length = 0;
   int steps = 0;
   double step_s = 0, model_gflop = 0, gflops_per_s = 0, sgemm_gflops_per_s = 0;
+  double sgemm_before_gflops_per_s = 0, sgemm_after_gflops_per_s = 0;
   double peak_rss_mb = 0, user_s = 0, sys_s = 0;
   int64_t timed_layers = 0, timed_batch = 0;  // what ran, when the memory cap shrank it
   std::string note;                           // how the row was scaled, or empty
