@@ -9,8 +9,8 @@ namespace lintra::kernels::cpu::causal {
 
 // C: rows per chunk. The per-row cost is 7·E·M for the states plus about C·(E + M)/2 per triangular
 // product pair, so a smaller C does less work but runs shorter micro-kernel loops. On a Zen 4
-// (experiments/kernels/README.md, session 10) C = 32 ran 6–8% faster than 48 and 10% faster than 64
-// on AVX-512 and level or faster on AVX2; on Zen 3 (AVX2) 16–64 were within noise.
+// (experiments/kernels/README.md, session 10) C = 32 ran 5–10% faster than 48 and about 10% faster
+// than 64, on AVX-512 and on AVX2; on Zen 3 (AVX2) 16–64 had run within noise.
 constexpr int64_t kChunk = 32;
 
 // The backward keeps every chunk's C×C score block from pass 1 for pass 2 while they take at most

@@ -190,7 +190,8 @@ TEST_P(CoreCausalProduct, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
   // oracle cheap.
   Generator gen(77);
   using kernels::cpu::causal::max_kept_length;
-  for (auto [dt, N] : {std::pair{DType::f32, max_kept_length(4) + kC / 2 + 3}, std::pair{DType::f64, max_kept_length(8) + 5}}) {
+  for (auto [dt, N] : {std::pair{DType::f32, max_kept_length(4) + kC / 2 + 3},
+                       std::pair{DType::f64, max_kept_length(8) + 5}}) {
     Tensor q = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt), k = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt);
     Tensor v = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt), g = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt);
     expect_matches_reference(q, k, v, g, fmt::format("{} N={}", dtype_name(dt), N));
