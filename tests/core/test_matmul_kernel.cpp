@@ -9,8 +9,11 @@
 // float64 (u = 2^-53) ≈ 2e-14 → atol 1e-13. The K = 64 case: float32 atol 3e-4, float64 1e-12.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/ops.h"
 #include "core/reference/reference.h"
+#include "core/threading.h"
 #include "tests/core/core_test_util.h"
 
 namespace lintra {
@@ -114,6 +117,34 @@ TEST(CoreMatmul, ManySmallProductsAndLargerOnes) {
     EXPECT_TRUE(close_to(ops::matmul(a, bt), reference::matmul(a, bt), tol)) << dt;
     Tensor c = Tensor::uniform({96, 64}, gen, -1, 1, dt), d = Tensor::uniform({80, 64}, gen, -1, 1, dt);
     EXPECT_TRUE(close_to(ops::matmul(c, d.transpose(0, 1)), reference::matmul(c, d.transpose(0, 1)), tol)) << dt;
+  }
+}
+
+// A long reduction onto a small output (a weight gradient's shape: K = 4,100 ≥ 4·max(M, N)) is cut
+// into slabs of K (cpu/matmul.cpp gemm_reduction_slabs: 2048, 2048, 4): against the oracle with a
+// transposed left operand and a plain or a transposed right one, and bit for bit the same on one
+// thread as on two. K = 4,100: float32 atol K·u·Σ|a·b| with |a·b| ≤ 1/4 here
+// (entries in [−½, ½]) ≈ 4,100·6e-8·1,025 ≈ 0.25 worst case; the errors are random-signed, so about
+// √K·u·Σ|a·b| ≈ 4e-6 in practice: atol 8e-3 leaves a wide margin; float64 1e-10.
+TEST(CoreMatmul, LongReductionsSplitIntoSlabsMatchTheOracleOnAnyThreadCount) {
+  Generator gen(55);
+  const int64_t M = 40, N = 33, K = 4100;
+  for (DType dt : kFloat) {
+    const Tol tol = dt == DType::f32 ? Tol{0, 8e-3} : Tol{0, 1e-10};
+    const Tensor at = Tensor::uniform({K, M}, gen, -0.5, 0.5, dt).transpose(0, 1);  // (M, K), read as CblasTrans
+    const Tensor b = Tensor::uniform({K, N}, gen, -0.5, 0.5, dt);
+    const Tensor bt = Tensor::uniform({N, K}, gen, -0.5, 0.5, dt).transpose(0, 1);
+    for (const Tensor& right : {b, bt}) {
+      const Tensor want = reference::matmul(at, right);
+      EXPECT_TRUE(close_to(ops::matmul(at, right), want, tol)) << dt;
+      const int before = num_threads();
+      set_num_threads(1);
+      const Tensor one = ops::matmul(at, right);
+      set_num_threads(std::max(2, before));
+      const Tensor two = ops::matmul(at, right);
+      set_num_threads(before);
+      EXPECT_TRUE(testing::equal_to(one, two)) << dt << ": the slabs do not depend on the thread count";
+    }
   }
 }
 
