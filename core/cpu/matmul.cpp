@@ -21,7 +21,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "core/kernels.h"
 
@@ -69,9 +68,9 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t
 // operand. Slabs of kSlab reduction steps, one single-threaded GEMM each (the first into c, the others
 // into partials from the allocator's cache), dynamically scheduled, then c += the partials in slab
 // order. The slabs depend on K alone and are used on one thread too, so the result does not depend on
-// the thread count. On the 2-core
-// Zen 4 the MNIST model's three weight-gradient shapes (256 × 256, 256 × 1024, 1024 × 256, K = 7,840)
-// ran 1.06–1.30× faster than output panels, 15 of 15 alternated pairs (experiments/kernels/README.md).
+// the thread count. On the 2-core Zen 4 the MNIST model's three weight-gradient shapes (256 × 256,
+// 256 × 1024, 1024 × 256, K = 7,840) ran 1.06–1.30× faster than output panels, 15 of 15 alternated
+// pairs (experiments/kernels/README.md, session 10).
 constexpr int64_t kSlab = 2048;
 
 bool splits_reduction(int64_t M, int64_t N, int64_t K) { return K >= 2 * kSlab && K >= 4 * std::max(M, N); }
@@ -80,7 +79,7 @@ template <typename T>
 void gemm_reduction_slabs(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b,
                           int64_t ldb, T* c, int64_t ldc) {
   const int64_t slabs = (K + kSlab - 1) / kSlab;
-  Tensor partials = Tensor::empty({slabs - 1, M, N}, std::is_same_v<T, float> ? DType::f32 : DType::f64);
+  Tensor partials = Tensor::empty({slabs - 1, M, N}, dtype_of<T>::value);
   T* p = partials.data<T>();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t s = 0; s < slabs; ++s) {
