@@ -210,9 +210,10 @@ CaseResult dropout_case(int64_t n, double min_s) {
 // benchmark size (PAPER.md §4.2), against one cblas_sgemm of comparable work: 1024³ (2.1 GFLOP
 // against 2.5 here), which runs near the BLAS peak. FLOPs counted as the necessary multiply-adds ×2,
 // per (b, h): forward N·E·M for the state updates S += k vᵀ + N·E·M for the reads qᵀS; backward
-// 4·N·E·M (the three gradient reads and the suffix-state updates; Algorithm 1 also recomputes the
-// prefix state, a fifth N·E·M that is not counted). Nothing else the chunked kernel does (the
-// triangular in-chunk products) is counted, so the rate is conservative.
+// 4·N·E·M (the three gradient reads and the suffix-state updates). What else the kernel executes —
+// the prefix state recomputed, as in Algorithm 1, and the suffix state updated in a second, transposed
+// layout (core/cpu/causal_product.cpp, Note [state sweeps]): 2·N·E·M more — is not counted, so the
+// rate is conservative.
 CaseResult causal_linear_case(int64_t B, int64_t H, int64_t N, int64_t E, int64_t M, double min_s) {
   Generator gen(4);
   Tensor q = Tensor::uniform({B, H, N, E}, gen, 0, 1), k = Tensor::uniform({B, H, N, E}, gen, 0, 1);
@@ -292,6 +293,7 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                    {"reference_is", r.reference_name},
                    {"cpu", cpu_model()},
                    {"simd_target", simd_target()},
+          {"blas_core", blas_core()},
                    {"threads", num_threads()}});
   }
   if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");

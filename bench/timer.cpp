@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include <cblas.h>
 #include <fmt/format.h>
 
 #include <limits>
@@ -63,12 +64,17 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
+std::string blas_core() {
+  const char* name = openblas_get_corename();
+  return name != nullptr ? std::string(name) : "unknown";
+}
+
 std::string machine_line() {
   std::ifstream in("/proc/loadavg");
   double l1 = 0, l5 = 0, l15 = 0;
   in >> l1 >> l5 >> l15;
-  return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}", num_threads(), l1, l5, l15,
-                     cpu_model(), simd_target());
+  return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}, OpenBLAS {}", num_threads(), l1,
+                     l5, l15, cpu_model(), simd_target(), blas_core());
 }
 
 void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench) {

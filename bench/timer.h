@@ -30,8 +30,14 @@ void wait_for_device(const Tensor& t);
 
 std::string cpu_model();  // from /proc/cpuinfo
 
-// "2 threads, load average 0.12 0.30 0.41, AMD EPYC, SIMD target AVX2" for the header of every bench
-// table: the CPU and the instruction set its kernels dispatch to (core/simd.h).
+// The kernels OpenBLAS runs ("Haswell", "SkylakeX", "Cooperlake", …): OpenBLAS picks them from the CPU
+// when it is loaded, or takes OPENBLAS_CORETYPE from the environment (app/main.cpp sets it when the
+// user has not), so the sgemm yardstick of a bench depends on it.
+std::string blas_core();
+
+// "2 threads, load average 0.12 0.30 0.41, AMD EPYC, SIMD target AVX2, OpenBLAS Haswell" for the header
+// of every bench table: the CPU, the instruction set its kernels dispatch to (core/simd.h) and the
+// BLAS kernels.
 std::string machine_line();
 
 // The working tree's git revision for results files: "488b7b5", "488b7b5 (with uncommitted changes)",

@@ -270,6 +270,7 @@ nlohmann::ordered_json to_json(const TrainBenchRow& r) {
           {"sys_s", r.sys_s},
           {"cpu", cpu_model()},
           {"simd_target", simd_target()},
+          {"blas_core", blas_core()},
           {"threads", num_threads()},
           {"device", r.device},
           {"timed_layers", r.timed_layers},

@@ -1,5 +1,5 @@
 // cpu/vec_math-inl.h — what the row and elementwise kernels share over Highway's vector ops (a
-// per-target header like cpu/small_gemm-inl.h: include it after hwy/foreach_target.h and
+// per-target header: include it after hwy/foreach_target.h and
 // hwy/highway.h): partial vectors at the end of a row, reductions with independent accumulators, and
 // full-range exp/log built on Highway's contrib math (hwy/contrib/math/math-inl.h, 1.0.3).
 //

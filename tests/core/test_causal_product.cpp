@@ -1,21 +1,21 @@
-// test_causal_product.cpp — invariant: the chunked causal product kernels (forward and the
-// constant-memory backward) equal the masked quadratic form computed by plain float64 loops
-// (core/reference/causal_product.cpp), for sequence lengths on both sides of the chunk boundaries
-// (N = 1, 7, C − 1, C, C + 1, 2C − 1, 2C + 1, 3C + 1, 4C + 2 with chunks of C rows, cpu/causal_chunk.h,
-// in register tiles of 4–8 rows), widths that are and are not multiples of
-// 16 (read in place or through zero-padded copies), E ≠ M, every memory layout of every input, any
-// thread count, and sequences long enough that the backward recomputes its score blocks.
+// test_causal_product.cpp — invariant: the causal product kernels (forward and the constant-memory
+// backward, state sweeps) equal the masked quadratic form computed by plain float64 loops
+// (core/reference/causal_product.cpp), for sequence lengths on both sides of the segment boundaries
+// (N = 1, 7, S − 1, S, S + 1, 2S − 1, 2S + 1, 3S + 1, 4S + 2 with segments of S rows,
+// cpu/causal_sweep.h), widths that fill whole register tiles of 1 or 2 vectors (read and written in
+// place) and widths that do not (zero-padded copies), E ≠ M, every memory layout of every input, any
+// thread count, and a sequence of many segments.
 //
 // Tolerances: every output element is a sum of products p of input elements, and the kernel only
-// reorders that sum, so |got − want| ≤ n·u·Σ|p| with n the longest chain of additions (about E + C +
-// N/C ≤ 100 here) and u the unit roundoff. Σ|p| is the same oracle run on |inputs|. float32
+// reorders that sum, so |got − want| ≤ n·u·Σ|p| with n the longest chain of additions (about N + E,
+// ≤ 200 here; 1,300 in the long case) and u the unit roundoff. Σ|p| is the same oracle run on |inputs|. float32
 // (u = 6e-8): n·u ≤ 6e-6, checked at rtol 1e-4 of Σ|p| (the brief's "relative error < 1e-4", made
 // meaningful for signed inputs whose sums cancel); float64 (u = 1.1e-16): 1e-12.
 //
 // Every case runs once per SIMD target (tests/core/simd_targets.h): CoreCausalProduct.<Case>/AVX2, …
 #include <gtest/gtest.h>
 
-#include "core/cpu/causal_chunk.h"
+#include "core/cpu/causal_sweep.h"
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "core/reference/reference.h"
@@ -88,16 +88,16 @@ void expect_matches_reference(const Tensor& q, const Tensor& k, const Tensor& v,
 struct Widths {
   int64_t B, H, E, M;
 };
-// Padded copies (5, 7), in-place rows (32, 64), mixed (33 → 48, 17 → 32; 16 in place, 48 in place),
-// and E > M.
+// Padded copies (5, 7), in-place rows (32, 64: tiles of 2 vectors wherever the lanes allow), mixed
+// (33 and 17 padded; 16 and 48 in place, in tiles of 1 vector with 16 lanes), and E > M.
 const std::vector<Widths> kWidths = {{2, 3, 5, 7}, {1, 2, 32, 64}, {2, 1, 33, 17}, {1, 1, 16, 48}, {1, 2, 64, 16}};
-constexpr int64_t kC = kernels::cpu::causal::kChunk;
-const std::vector<int64_t> kLengths = {1, 7, kC - 1, kC, kC + 1, 2 * kC - 1, 2 * kC + 1, 3 * kC + 1, 4 * kC + 2};
+constexpr int64_t kS = kernels::cpu::causal::kSegment;
+const std::vector<int64_t> kLengths = {1, 7, kS - 1, kS, kS + 1, 2 * kS - 1, 2 * kS + 1, 3 * kS + 1, 4 * kS + 2};
 
 class CoreCausalProduct : public testing::SimdTargetTest {};
 LINTRA_ON_EVERY_SIMD_TARGET(CoreCausalProduct);
 
-TEST_P(CoreCausalProduct, MatchesReferenceAcrossChunkBoundaries) {
+TEST_P(CoreCausalProduct, MatchesReferenceAcrossSegmentBoundaries) {
   Generator gen(71);
   for (DType dt : {DType::f32, DType::f64})
     for (const Widths& w : kWidths)
@@ -184,14 +184,12 @@ TEST_P(CoreCausalProduct, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_TRUE(testing::equal_to(g1.gv, g2.gv));
 }
 
-TEST_P(CoreCausalProduct, LongSequencesRecomputeTheScoresInsteadOfKeepingThem) {
-  // Pass 2 reuses pass 1's C×C score blocks only while they fit in 1 MiB per thread (N ≤ 8192 in
-  // float32, 4096 in float64 with C = 32); beyond, it recomputes them. Narrow E and M keep the
-  // oracle cheap.
+TEST_P(CoreCausalProduct, LongSequencesCarryTheStateAcrossManySegments) {
+  // 40 segments and a partial one: the state goes to scratch and back between every two; narrow E
+  // and M keep the oracle cheap.
   Generator gen(77);
-  using kernels::cpu::causal::max_kept_length;
-  for (auto [dt, N] : {std::pair{DType::f32, max_kept_length(4) + kC / 2 + 3},
-                       std::pair{DType::f64, max_kept_length(8) + 5}}) {
+  for (DType dt : {DType::f32, DType::f64}) {
+    const int64_t N = 40 * kS + 3;
     Tensor q = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt), k = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt);
     Tensor v = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt), g = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt);
     expect_matches_reference(q, k, v, g, fmt::format("{} N={}", dtype_name(dt), N));
