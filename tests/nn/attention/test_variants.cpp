@@ -3,6 +3,7 @@
 //   causal-linear = (φ(Q)φ(K)ᵀ ∘ tril)·V / (row sums + eps), values and gradients (and its numerator
 //                   alone, composed and as used);
 //   linear        = (φ(Q)φ(K)ᵀ)·V / (row sums + eps), with and without key lengths;
+//   φ             = elu + 1 on a head-split view (computed on its dense layout) equals φ on a copy;
 //   softmax       = a loop of softmax over prefixes under the causal mask; the temperature and
 //                   attention dropout parameters; an empty row gives zeros; the recurrent cache.
 #include <gtest/gtest.h>
@@ -88,6 +89,24 @@ TEST(NnAttentionVariants, CausalNumeratorEqualsTrilProduct) {
   auto want = [&] { return matmul(mul(matmul(pq, transpose(pk, 2, 3)), Var(tril)), v); };
   expect_same_values_and_grads(causal_numerator_composed(pq, pk, v), want(), {pq, pk, v}, gen, "composed numerator");
   expect_same_values_and_grads(causal_numerator(pq, pk, v), want(), {pq, pk, v}, gen, "numerator in use");
+}
+
+TEST(NnAttentionVariants, FeatureMapOnHeadSplitViewsEqualsTheMapOnACopy) {
+  // AttentionLayer hands the variants (B, N, H, E) projections viewed as (B, H, N, E); φ takes them
+  // on their dense layout and returns the same view. Values and gradients must equal φ of a
+  // contiguous copy, for that view and for views that are not a permutation of dense memory.
+  Generator gen(6);
+  Var dense = random_var({B, N, H, E}, gen, DType::f64, true, -2, 2);
+  // Each side builds its own view: a graph is backpropagated once.
+  auto view = [&] { return permute(dense, {0, 2, 1, 3}); };  // (B, H, N, E), rows with stride H·E
+  ASSERT_FALSE(view().data().is_contiguous());
+  Var got = elu_feature_map(view());
+  EXPECT_EQ(got.shape(), (Shape{B, H, N, E}));
+  expect_same_values_and_grads(got, elu_feature_map(contiguous(view())), {dense}, gen, "head-split view");
+  Var wide = random_var({B, 2 * N, H, E}, gen, DType::f64, true, -2, 2);
+  auto strided = [&] { return permute(narrow(wide, 1, 1, N), {0, 2, 1, 3}); };  // not dense permuted back either
+  expect_same_values_and_grads(elu_feature_map(strided()), elu_feature_map(contiguous(strided())), {wide}, gen,
+                               "strided view");
 }
 
 TEST(NnAttentionVariants, LinearEqualsQuadraticForm) {
