@@ -293,7 +293,7 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
                    {"reference_is", r.reference_name},
                    {"cpu", cpu_model()},
                    {"simd_target", simd_target()},
-          {"blas_core", blas_core()},
+                   {"blas_core", blas_core()},
                    {"threads", num_threads()}});
   }
   if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");

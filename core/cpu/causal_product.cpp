@@ -172,6 +172,7 @@ constexpr size_t kStateVectors = 8;  // 16 vector registers (SSE4, AVX2)
 template <size_t R, size_t W, bool kAdd, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void sweep_tile(D d, T* HWY_RESTRICT x, int64_t ldx, const T* a, int64_t lda, const T* b, int64_t ldb,
                            const T* c, int64_t ldc, T* o, int64_t ldo, int64_t n) {
+  static_assert(R >= 2 && R % 2 == 0, "the read pairs rows: even and odd accumulators");
   using V = hn::Vec<D>;
   const size_t L = hn::Lanes(d);
   V s[R][W];
@@ -188,14 +189,13 @@ HWY_INLINE void sweep_tile(D d, T* HWY_RESTRICT x, int64_t ldx, const T* a, int6
     V even[W], odd[W];
     for (size_t w = 0; w < W; ++w) {
       even[w] = hn::Mul(hn::Set(d, c[0]), s[0][w]);
-      odd[w] = R > 1 ? hn::Mul(hn::Set(d, c[1]), s[1 % R][w]) : hn::Zero(d);
+      odd[w] = hn::Mul(hn::Set(d, c[1]), s[1][w]);
     }
     for (size_t r = 2; r < R; r += 2) {
-      const V ce = hn::Set(d, c[r]);
-      for (size_t w = 0; w < W; ++w) even[w] = hn::MulAdd(ce, s[r][w], even[w]);
-      if (r + 1 < R) {
-        const V co = hn::Set(d, c[r + 1]);
-        for (size_t w = 0; w < W; ++w) odd[w] = hn::MulAdd(co, s[(r + 1) % R][w], odd[w]);
+      const V ce = hn::Set(d, c[r]), co = hn::Set(d, c[r + 1]);
+      for (size_t w = 0; w < W; ++w) {
+        even[w] = hn::MulAdd(ce, s[r][w], even[w]);
+        odd[w] = hn::MulAdd(co, s[r + 1][w], odd[w]);
       }
     }
     for (size_t w = 0; w < W; ++w) {
