@@ -111,7 +111,8 @@ std::pair<Var, Tensor> sort(const Var& x, int64_t dim, bool descending = false);
 
 // --- linear algebra (ops/linalg.cpp) -------------------------------------------------------------
 Var matmul(const Var& a, const Var& b);  // as ops::matmul, with broadcast batch dims
-Var linear(const Var& x, const Var& weight, const Var& bias = Var());  // x·Wᵀ + b, W is (out, in)
+Var addmm(const Var& c, const Var& a, const Var& b);  // c + a·b in one GEMM (ops::addmm), c broadcasting
+Var linear(const Var& x, const Var& weight, const Var& bias = Var());  // x·Wᵀ + b (addmm), W is (out, in)
 
 // --- fused nn ops (ops/nn.cpp) -------------------------------------------------------------------
 Var softmax(const Var& x, int64_t dim);

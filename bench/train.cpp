@@ -92,7 +92,7 @@ double device_gemm_rate(const Sizes& s, Device device) {
     Tensor y = Tensor::empty({rows, N}, DType::f32, device);
     return time_best(
         [&] {
-          kernels::on(y).matmul(x, w, y);
+          kernels::on(y).matmul(x, w, y, false);
           wait_for_device(y);
         },
         0.3);

@@ -5,7 +5,7 @@
 // core/cpu/*.cpp; core/strict/kernel_table.cpp fills `strict::table` by running each of them on the
 // strict device's memory (core/kernel_access.h). A call picks the table of the tensor whose device
 // decides (usually the output):
-//   kernels::on(out).matmul(a, b, out);
+//   kernels::on(out).matmul(a, b, out, /*accumulate=*/false);
 // Each member is a Kernel<signature>, which has no default constructor, so a backend table that
 // leaves a kernel out does not compile (g++ 12: "could not convert '<brace-enclosed initializer
 // list>()' from '<brace-enclosed initializer list>' to 'Kernel<…>'"), and a backend function that is
@@ -119,8 +119,9 @@ struct KernelTable {
   Kernel<void(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& gamma,
               Tensor& dx, Tensor& dgamma, Tensor& dbeta)>
       layer_norm_backward;
-  // out (…, M, N) = a (…, M, K) · b (…, K, N) with broadcast batch dims; any strides
-  Kernel<void(const Tensor& a, const Tensor& b, Tensor& out)> matmul;
+  // out (…, M, N) = a (…, M, K) · b (…, K, N) with broadcast batch dims; any strides. accumulate:
+  // out += a·b instead (BLAS's beta = 1: a bias or a residual already in out costs no pass of its own)
+  Kernel<void(const Tensor& a, const Tensor& b, Tensor& out, bool accumulate)> matmul;
   // out = x.index_select(dim, index) ; index is i64 1-d
   Kernel<void(const Tensor& x, int64_t dim, const Tensor& index, Tensor& out)> index_select;
   // out[i][j] = x[i][index[i][j]] along dim (index has out's shape)

@@ -285,15 +285,10 @@ LayerNormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, const Laye
 
 // --- linear algebra ------------------------------------------------------------------------------
 
-Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
-  check_defined(a_in, "matmul");
-  check_defined(b_in, "matmul");
-  check_same_dtype(a_in, b_in, "matmul");
-  LINTRA_CHECK(a_in.dim() >= 1 && b_in.dim() >= 1, "matmul: operands must have at least 1 dim, got {} and {}",
-               shape_str(a_in.shape()), shape_str(b_in.shape()));
-  LINTRA_CHECK(is_floating(a_in.dtype()), "matmul: expected floating tensors, got {}", a_in.dtype());
-  Tensor a = a_in.dim() == 1 ? a_in.unsqueeze(0) : a_in;
-  Tensor b = b_in.dim() == 1 ? b_in.unsqueeze(1) : b_in;
+namespace {
+
+// The shape of a·b for a (…, M, K), b (…, K, N) (both at least 2-d), checked.
+Shape matmul_shape(const Tensor& a, const Tensor& b, const Tensor& a_in, const Tensor& b_in) {
   const int64_t M = a.shape()[size_t(a.dim() - 2)], K = a.shape()[size_t(a.dim() - 1)];
   const int64_t K2 = b.shape()[size_t(b.dim() - 2)], N = b.shape()[size_t(b.dim() - 1)];
   LINTRA_CHECK(K == K2, "matmul: shapes {} and {} cannot be multiplied ({} columns vs {} rows)",
@@ -304,14 +299,47 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     LINTRA_CHECK(x == y || x == 1 || y == 1, "matmul: the batch dims of {} and {} do not broadcast",
                  shape_str(a_in.shape()), shape_str(b_in.shape()));
   }
-  Shape batch = broadcast_shapes(ab, bb, "matmul");
-  Shape out_shape = batch;
+  Shape out_shape = broadcast_shapes(ab, bb, "matmul");
   out_shape.push_back(M);
   out_shape.push_back(N);
-  Tensor out = Tensor::empty(out_shape, a.dtype(), a.device());
-  kernels::on(out).matmul(a, b, out);
+  return out_shape;
+}
+
+void check_matmul_operands(const Tensor& a, const Tensor& b, const char* op) {
+  check_defined(a, op);
+  check_defined(b, op);
+  check_same_dtype(a, b, op);
+  LINTRA_CHECK(is_floating(a.dtype()), "{}: expected floating tensors, got {}", op, a.dtype());
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  check_matmul_operands(a_in, b_in, "matmul");
+  LINTRA_CHECK(a_in.dim() >= 1 && b_in.dim() >= 1, "matmul: operands must have at least 1 dim, got {} and {}",
+               shape_str(a_in.shape()), shape_str(b_in.shape()));
+  Tensor a = a_in.dim() == 1 ? a_in.unsqueeze(0) : a_in;
+  Tensor b = b_in.dim() == 1 ? b_in.unsqueeze(1) : b_in;
+  Tensor out = Tensor::empty(matmul_shape(a, b, a_in, b_in), a.dtype(), a.device());
+  kernels::on(out).matmul(a, b, out, /*accumulate=*/false);
   if (a_in.dim() == 1) out = out.squeeze(-2);
   if (b_in.dim() == 1) out = out.squeeze(-1);
+  return out;
+}
+
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b) {
+  check_matmul_operands(a, b, "addmm");
+  check_defined(c, "addmm");
+  check_same_dtype(c, a, "addmm");
+  LINTRA_CHECK(a.dim() >= 2 && b.dim() >= 2, "addmm: operands must have at least 2 dims, got {} and {}",
+               shape_str(a.shape()), shape_str(b.shape()));
+  const Shape shape = matmul_shape(a, b, a, b);
+  LINTRA_CHECK(broadcast_shapes(c.shape(), shape, "addmm") == shape,
+               "addmm: the added tensor {} does not broadcast to the product's shape {}", shape_str(c.shape()),
+               shape_str(shape));
+  Tensor out = Tensor::empty(shape, a.dtype(), a.device());
+  kernels::on(out).copy(c, out);
+  kernels::on(out).matmul(a, b, out, /*accumulate=*/true);
   return out;
 }
 

@@ -115,6 +115,10 @@ LayerNormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, const Laye
 // a (…, M, K) · b (…, K, N) with broadcast batch dims; 1-d operands are treated as a row (a) or a
 // column (b) and the added dim is removed from the result.
 Tensor matmul(const Tensor& a, const Tensor& b);
+// c + a·b for a (…, M, K), b (…, K, N) (at least 2-d each) and c broadcasting to the product's shape
+// (a bias (N), a residual (…, M, N)): c is copied into the result, which the GEMM then accumulates
+// into (BLAS's beta = 1), so adding c costs no pass of its own.
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b);
 
 // --- shape ---------------------------------------------------------------------------------------
 Tensor cat(const std::vector<Tensor>& xs, int64_t dim);

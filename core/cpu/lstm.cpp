@@ -187,7 +187,7 @@ void lstm_forward_typed(const Tensor& xw_in, const Tensor& w_hh, const Tensor& b
     S* h_next = hp + (s + 1) * B * H;
     S* c_next = cp + (s + 1) * B * H;
     S* as = act + s * B * G;
-    if (s < T_max) table.matmul(hs.select(0, s), w_t, pre);
+    if (s < T_max) table.matmul(hs.select(0, s), w_t, pre, false);
     for (int64_t b = 0; b < B; ++b) {
       const int64_t T_b = len[size_t(b)];
       if (s >= T_b) {  // padded: freeze the state, output 0 at frame s
@@ -241,12 +241,12 @@ void lstm_backward_typed(const Tensor& grad_h, const Tensor& w_hh, const Tensor&
       std::copy(dgr, dgr + G, dx + (b * T + tau) * G);
     }
     if (s == 0 || s >= T_max) continue;  // δh of h_0 is not needed; no valid row at s ≥ T_max
-    table.matmul(dgates.select(0, s), w_hh, rec);
+    table.matmul(dgates.select(0, s), w_hh, rec, false);
     for (int64_t b = 0; b < B; ++b)
       if (s < len[size_t(b)]) std::copy(r + b * H, r + (b + 1) * H, dh.data() + b * H);
   }
   if (dw_hh.defined()) {
-    table.matmul(dgates.view({T * B, G}).transpose(0, 1), hs.narrow(0, 0, T).view({T * B, H}), dw_hh);
+    table.matmul(dgates.view({T * B, G}).transpose(0, 1), hs.narrow(0, 0, T).view({T * B, H}), dw_hh, false);
   }
   if (db_hh.defined()) {
     S* db = db_hh.data<S>();

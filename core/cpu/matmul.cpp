@@ -1,6 +1,7 @@
 // cpu/matmul.cpp — (batched, broadcast) matrix products through OpenBLAS sgemm/dgemm.
 //
-// out (…, M, N) = a (…, M, K) · b (…, K, N). Cost O(batch·M·N·K).
+// out (…, M, N) = a (…, M, K) · b (…, K, N), or out += a·b (accumulate: BLAS's beta = 1, so that a
+// bias or residual written into out beforehand costs no pass of its own). Cost O(batch·M·N·K).
 // Each operand's last two dims are passed to BLAS as they are when one of their strides is 1
 // (row-major, or column-major = a transposed view: CblasTrans), so transposes never copy; other
 // layouts are copied to contiguous first. Three schedules:
@@ -51,23 +52,24 @@ MatLayout layout_of(const Tensor& t) {
                      t.strides()[size_t(n - 1)]);
 }
 
+// c = op(a)·op(b) + beta·c, beta 0 or 1.
 template <typename T>
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
-          int64_t ldc) {
+          int64_t ldc, T beta) {
   auto TA = ta ? CblasTrans : CblasNoTrans;
   auto TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
+    cblas_sgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0f, a, int(lda), b, int(ldb), beta, c, int(ldc));
   } else {
-    cblas_dgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
+    cblas_dgemm(CblasRowMajor, TA, TB, int(M), int(N), int(K), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
 }
 
 // A long reduction onto a small output — a weight gradient, (rows × in)ᵀ·(rows × out) with K = B·N
 // rows — is cut along K instead: panels of the output would each repack the whole K-long other
-// operand. Slabs of kSlab reduction steps, one single-threaded GEMM each (the first into c, the others
-// into partials from the allocator's cache), dynamically scheduled, then c += the partials in slab
-// order. The slabs depend on K alone and are used on one thread too, so the result does not depend on
+// operand. Slabs of kSlab reduction steps, one single-threaded GEMM each (the first into c, with the
+// call's beta, the others into partials from the allocator's cache), dynamically scheduled, then c +=
+// the partials in slab order. The slabs depend on K alone and are used on one thread too, so the result does not depend on
 // the thread count. On the 2-core Zen 4 the MNIST model's three weight-gradient shapes (256 × 256,
 // 256 × 1024, 1024 × 256, K = 7,840) ran 1.06–1.30× faster than output panels, 15 of 15 alternated
 // pairs (experiments/kernels/README.md, session 10).
@@ -77,7 +79,7 @@ bool splits_reduction(int64_t M, int64_t N, int64_t K) { return K >= 2 * kSlab &
 
 template <typename T>
 void gemm_reduction_slabs(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b,
-                          int64_t ldb, T* c, int64_t ldc) {
+                          int64_t ldb, T* c, int64_t ldc, T beta) {
   const int64_t slabs = (K + kSlab - 1) / kSlab;
   Tensor partials = Tensor::empty({slabs - 1, M, N}, dtype_of<T>::value);
   T* p = partials.data<T>();
@@ -86,8 +88,8 @@ void gemm_reduction_slabs(bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
     const int64_t k0 = s * kSlab, n = std::min(K, k0 + kSlab) - k0;
     const T* as = a + (ta ? k0 * lda : k0);  // columns k0 … of op(a)
     const T* bs = b + (tb ? k0 : k0 * ldb);  // rows k0 … of op(b)
-    if (s == 0) gemm<T>(ta, tb, M, N, n, as, lda, bs, ldb, c, ldc);
-    else gemm<T>(ta, tb, M, N, n, as, lda, bs, ldb, p + (s - 1) * M * N, N);
+    if (s == 0) gemm<T>(ta, tb, M, N, n, as, lda, bs, ldb, c, ldc, beta);
+    else gemm<T>(ta, tb, M, N, n, as, lda, bs, ldb, p + (s - 1) * M * N, N, T(0));
   }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < M; ++i) {
@@ -105,15 +107,15 @@ void gemm_reduction_slabs(bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
 // products (under 2^21 multiply-adds) or one thread: one call.
 template <typename T>
 void gemm_panels(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b, int64_t ldb,
-                 T* c, int64_t ldc) {
+                 T* c, int64_t ldc, T beta) {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const bool small = double(M) * double(N) * double(K) < double(1 << 21);
   if (!small && splits_reduction(M, N, K)) {  // whatever the thread count: the slabs fix the sums
-    gemm_reduction_slabs<T>(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);
+    gemm_reduction_slabs<T>(ta, tb, M, N, K, a, lda, b, ldb, c, ldc, beta);
     return;
   }
   if (threads == 1 || small || std::max(M, N) < 128) {
-    gemm<T>(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);
+    gemm<T>(ta, tb, M, N, K, a, lda, b, ldb, c, ldc, beta);
     return;
   }
   const bool by_rows = M >= N;
@@ -124,15 +126,15 @@ void gemm_panels(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, 
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t i0 = p * panel, n = std::min(side, i0 + panel) - i0;
     if (by_rows) {  // rows i0 … of op(a): a's rows (a row-major) or columns (a transposed)
-      gemm<T>(ta, tb, n, N, K, a + (ta ? i0 : i0 * lda), lda, b, ldb, c + i0 * ldc, ldc);
+      gemm<T>(ta, tb, n, N, K, a + (ta ? i0 : i0 * lda), lda, b, ldb, c + i0 * ldc, ldc, beta);
     } else {  // columns i0 … of op(b): b's columns (row-major) or rows (transposed)
-      gemm<T>(ta, tb, M, n, K, a, lda, b + (tb ? i0 * ldb : i0), ldb, c + i0, ldc);
+      gemm<T>(ta, tb, M, n, K, a, lda, b + (tb ? i0 * ldb : i0), ldb, c + i0, ldc, beta);
     }
   }
 }
 
 template <typename T>
-void matmul_typed(Tensor a, Tensor b, Tensor& out) {
+void matmul_typed(Tensor a, Tensor b, Tensor& out, bool accumulate) {
   MatLayout la = layout_of(a), lb = layout_of(b);
   if (!la.ok) {
     a = a.contiguous();
@@ -147,10 +149,11 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out) {
   const int64_t K = a.shape()[size_t(a.dim() - 1)];
   T* c = out.data<T>();
   if (out.numel() == 0) return;
-  if (K == 0) {
-    std::fill(c, c + out.numel(), T(0));
+  if (K == 0) {  // an empty sum
+    if (!accumulate) std::fill(c, c + out.numel(), T(0));
     return;
   }
+  const T beta = accumulate ? T(1) : T(0);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
   const int64_t nbatch = numel_of(batch);
   const Shape a_batch(a.shape().begin(), a.shape().end() - 2), b_batch(b.shape().begin(), b.shape().end() - 2);
@@ -171,7 +174,7 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out) {
       expect *= batch[size_t(d)];
     }
     if (folds) {
-      gemm_panels<T>(false, lb.trans, nbatch * M, N, K, ap, la.ld, bp, lb.ld, c, N);
+      gemm_panels<T>(false, lb.trans, nbatch * M, N, K, ap, la.ld, bp, lb.ld, c, N, beta);
       return;
     }
   }
@@ -196,21 +199,21 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out) {
     for (int64_t i = 0; i < nbatch; ++i) {
       int64_t ao, bo;
       offsets(i, ao, bo);
-      gemm<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N);
+      gemm<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N, beta);
     }
     return;
   }
   for (int64_t i = 0; i < nbatch; ++i) {
     int64_t ao, bo;
     offsets(i, ao, bo);
-    gemm_panels<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N);
+    gemm_panels<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N, beta);
   }
 }
 
 }  // namespace
 
-void matmul(const Tensor& a, const Tensor& b, Tensor& out) {
-  dispatch_float(out.dtype(), "matmul", [&]<typename scalar_t>() { matmul_typed<scalar_t>(a, b, out); });
+void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool accumulate) {
+  dispatch_float(out.dtype(), "matmul", [&]<typename scalar_t>() { matmul_typed<scalar_t>(a, b, out, accumulate); });
 }
 
 }  // namespace lintra::kernels::cpu

@@ -39,7 +39,7 @@ void lstm_forward(const Tensor& xw_in, const Tensor& w_hh, const Tensor& b_hh_in
   lintra::cuda::LstmStep st{0, B, T, H, reverse, static_cast<const int64_t*>(at(lengths))};
   for (int64_t s = 0; s < T; ++s) {
     st.s = s;
-    if (s < T_max) matmul(hs.select(0, s), w_t, pre);  // past T_max every row is padded: pre is not read
+    if (s < T_max) matmul(hs.select(0, s), w_t, pre, false);  // past T_max every row is padded: pre is not read
     lintra::cuda::lstm_cell_forward(dev, float_elem(xw), st, at(pre), at(xw), at(b_hh), at(acts.select(0, s)),
                                     at(hs.select(0, s)), at(cs.select(0, s)), at(hs.select(0, s + 1)),
                                     at(cs.select(0, s + 1)), at(h));
@@ -60,10 +60,11 @@ void lstm_backward(const Tensor& grad_h, const Tensor& w_hh, const Tensor& lengt
     lintra::cuda::lstm_cell_backward(dev, float_elem(dxw), st, at(acts.select(0, s)), at(cs.select(0, s + 1)),
                                      at(cs.select(0, s)), at(go), at(dh), at(dc), at(dgates.select(0, s)), at(dxw));
     if (s == 0 || s >= T_max) continue;  // δh of h_0 is not needed; no valid row at s ≥ T_max
-    matmul(dgates.select(0, s), w, rec);
+    matmul(dgates.select(0, s), w, rec, false);
     lintra::cuda::lstm_take_recurrent(dev, float_elem(dxw), st, at(rec), at(dh));
   }
-  if (dw_hh.defined()) matmul(dgates.view({T * B, G}).transpose(0, 1), hs.narrow(0, 0, T).view({T * B, H}), dw_hh);
+  if (dw_hh.defined())
+    matmul(dgates.view({T * B, G}).transpose(0, 1), hs.narrow(0, 0, T).view({T * B, H}), dw_hh, false);
   if (db_hh.defined()) {
     Tensor db = db_hh.view({1, G});
     on(dxw).reduce(ReduceOp::sum, dgates.view({T * B, G}), 0, db);

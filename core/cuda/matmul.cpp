@@ -1,5 +1,6 @@
 // cuda/matmul.cpp — matmul on CUDA through cuBLAS (kernels.h: out (…, M, N) = a (…, M, K) · b (…, K, N),
-// broadcast batch dims, any strides; out contiguous). Host code (g++): cuBLAS is a C API.
+// or out += a·b when accumulating (cuBLAS's beta = 1); broadcast batch dims, any strides; out
+// contiguous). Host code (g++): cuBLAS is a C API.
 //
 // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: one gemm(opB, opA, N, M, K) with C's leading dim N.
 // An operand whose rows are unit-stride is passed as is (op N, ld = its row stride); one whose columns
@@ -93,9 +94,9 @@ int64_t uniform_stride(const std::vector<int64_t>& offsets) {
 }
 
 template <class T> void gemm_typed(int device, const GemmOperand& A, const GemmOperand& B, Tensor& out, int64_t M,
-                                   int64_t N, int64_t K) {
+                                   int64_t N, int64_t K, bool accumulate) {
   cublasHandle_t h = handle(device);
-  const T one = 1, zero = 0;
+  const T one = 1, beta = accumulate ? 1 : 0;
   const T* a = static_cast<const T*>(KernelAccess::data(A.t));
   const T* b = static_cast<const T*>(KernelAccess::data(B.t));
   T* c = static_cast<T*>(KernelAccess::data(out));
@@ -104,11 +105,11 @@ template <class T> void gemm_typed(int device, const GemmOperand& A, const GemmO
   auto call = [&](const T* bp, const T* ap, T* cp, int64_t batch, int64_t stride_b, int64_t stride_a) {
     if constexpr (std::is_same_v<T, float>) {
       check(cublasSgemmStridedBatched(h, B.op, A.op, int(N), int(M), int(K), &one, bp, int(B.ld), stride_b, ap,
-                                      int(A.ld), stride_a, &zero, cp, int(N), M * N, int(batch)),
+                                      int(A.ld), stride_a, &beta, cp, int(N), M * N, int(batch)),
             "cublasSgemmStridedBatched", device);
     } else {
       check(cublasDgemmStridedBatched(h, B.op, A.op, int(N), int(M), int(K), &one, bp, int(B.ld), stride_b, ap,
-                                      int(A.ld), stride_a, &zero, cp, int(N), M * N, int(batch)),
+                                      int(A.ld), stride_a, &beta, cp, int(N), M * N, int(batch)),
             "cublasDgemmStridedBatched", device);
     }
   };
@@ -119,18 +120,21 @@ template <class T> void gemm_typed(int device, const GemmOperand& A, const GemmO
 
 }  // namespace
 
-void matmul(const Tensor& a, const Tensor& b, Tensor& out) {
+void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool accumulate) {
   const int device = out.device().index();
   const int64_t M = out.size(out.dim() - 2), N = out.size(out.dim() - 1), K = a.size(a.dim() - 1);
   if (out.numel() == 0) return;
-  if (K == 0) return table.fill(out, 0.0);
+  if (K == 0) {  // an empty sum
+    if (!accumulate) table.fill(out, 0.0);
+    return;
+  }
   for (int64_t v : {M, N, K})
     LINTRA_CHECK(v < (int64_t(1) << 31), "matmul on cuda:{}: a dimension of {} is beyond cuBLAS's int", device, v);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
   const GemmOperand A = gemm_operand(a, batch), B = gemm_operand(b, batch);
-  if (out.dtype() == DType::f32) return gemm_typed<float>(device, A, B, out, M, N, K);
+  if (out.dtype() == DType::f32) return gemm_typed<float>(device, A, B, out, M, N, K, accumulate);
   LINTRA_CHECK(out.dtype() == DType::f64, "matmul on cuda:{}: float32 or float64, got {}", device, out.dtype());
-  gemm_typed<double>(device, A, B, out, M, N, K);
+  gemm_typed<double>(device, A, B, out, M, N, K, accumulate);
 }
 
 }  // namespace lintra::kernels::cuda_backend

@@ -7,8 +7,8 @@
 
 namespace lintra::kernels::cuda_backend {
 
-// kernels.h's matmul on CUDA tensors, through cuBLAS.
-void matmul(const Tensor& a, const Tensor& b, Tensor& out);
+// kernels.h's matmul on CUDA tensors, through cuBLAS (accumulate: out += a·b).
+void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool accumulate);
 
 // kernels.h's lstm_forward and lstm_backward on CUDA tensors.
 void lstm_forward(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& lengths, bool reverse,

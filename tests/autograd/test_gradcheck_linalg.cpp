@@ -1,6 +1,7 @@
 // test_gradcheck_linalg.cpp — invariant: the backward of matmul (2-D, batched, broadcast batch on
-// either side, 1-d operands, transposed operands as views) and of linear (with and without bias,
-// 2-d and 3-d input) agrees with central finite differences (gradcheck, float64) for every operand.
+// either side, 1-d operands, transposed operands as views), of addmm (c + a·b, c a bias, a residual or
+// broadcasting over batch dims) and of linear (with and without bias, 1-d, 2-d and 3-d input) agrees
+// with central finite differences (gradcheck, float64) for every operand.
 // Tolerances: gradcheck's defaults, justified in autograd_test_util.h.
 #include <gtest/gtest.h>
 
@@ -52,6 +53,30 @@ TEST(AutogradGradcheckLinalg, MatmulOfTransposedViews) {
   EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return matmul(v[0], transpose(v[0], 0, 1)); }, {m}));
 }
 
+TEST(AutogradGradcheckLinalg, Addmm) {
+  Generator gen(144);
+  struct Case {
+    Shape c, a, b;
+  };
+  const std::vector<Case> cases = {
+      {{2}, {3, 4}, {4, 2}},           // a bias
+      {{3, 2}, {3, 4}, {4, 2}},        // a residual of the product's shape
+      {{1, 2}, {3, 4}, {4, 2}},        // broadcast over rows
+      {{2}, {2, 3, 4}, {4, 2}},        // a bias on a batched product (b shared)
+      {{3, 1}, {2, 3, 4}, {2, 4, 2}},  // broadcast over the batch and the columns
+      {{2, 3, 2}, {2, 3, 4}, {4, 2}},  // a batched residual
+  };
+  for (const Case& c : cases) {
+    Tensor cv = rnd(c.c, gen), a = rnd(c.a, gen), b = rnd(c.b, gen);
+    EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return addmm(v[0], v[1], v[2]); }, {cv, a, b}))
+        << shape_str(c.c) << " + " << shape_str(c.a) << " · " << shape_str(c.b);
+  }
+  // Through a transposed view of b, as linear calls it.
+  Tensor bias = rnd({5}, gen), x = rnd({3, 4}, gen), w = rnd({5, 4}, gen);
+  EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return addmm(v[0], v[1], transpose(v[2], 0, 1)); },
+                           {bias, x, w}));
+}
+
 TEST(AutogradGradcheckLinalg, Linear) {
   Generator gen(143);
   Tensor w = rnd({5, 4}, gen), b = rnd({5}, gen);
@@ -62,10 +87,12 @@ TEST(AutogradGradcheckLinalg, Linear) {
     EXPECT_TRUE(gradcheck_ok([](const std::vector<Var>& v) { return linear(v[0], v[1]); }, {x, w}))
         << shape_str(xs) << " without bias";
   }
-  // The result equals x·Wᵀ + b.
+  // The result is x·Wᵀ + b with the bias written where the GEMM accumulates: bit for bit ops::addmm,
+  // and the product plus the bias up to the order of rounding (float64 sums of 4 terms near 1).
   Var x(rnd({2, 3, 4}, gen)), wv(w), bv(b);
-  Tensor want = ops::add(ops::matmul(x.data(), w.transpose(0, 1)), b);
-  EXPECT_EQ(ops::max_abs_diff(linear(x, wv, bv).data(), want), 0);  // the same kernels in the same order
+  const Tensor y = linear(x, wv, bv).data();
+  EXPECT_EQ(ops::max_abs_diff(y, ops::addmm(b, x.data(), w.transpose(0, 1))), 0);
+  EXPECT_LT(ops::max_abs_diff(y, ops::add(ops::matmul(x.data(), w.transpose(0, 1)), b)), 1e-14);
 }
 
 }  // namespace

@@ -146,9 +146,15 @@ TEST(CoreCudaKernels, MatmulThroughCublasAgreesWithTheCpu) {
       if (c.transpose_b) b = b.transpose(b.dim() - 2, b.dim() - 1);
       const Tensor want = ops::matmul(a, b);
       Tensor got = Tensor::empty(want.shape(), dtype, kGpu);
-      gpu().matmul(a.to(kGpu), b.to(kGpu), got);
+      gpu().matmul(a.to(kGpu), b.to(kGpu), got, false);
       const double K = double(a.size(a.dim() - 1));
       expect_close(want, got, (dtype == DType::f32 ? 1e-5 : 1e-12) * 4.0 * K, fmt::format("matmul {}", shape_str(c.a)));
+      // accumulate: out += a·b onto what out holds (cuBLAS's beta = 1)
+      const Tensor base = inputs(want.shape(), dtype, 43);
+      Tensor acc = base.to(kGpu);
+      gpu().matmul(a.to(kGpu), b.to(kGpu), acc, true);
+      expect_close(ops::add(want, base), acc, (dtype == DType::f32 ? 1e-5 : 1e-12) * 4.0 * K,
+                   fmt::format("matmul accumulate {}", shape_str(c.a)));
     }
   }
 }

@@ -2,7 +2,8 @@
 // batched and broadcast-batch products, for 1-d operands, and for operands in every layout the
 // BLAS wrapper treats differently: row-major, transposed views passed directly (a.transpose(-1,-2),
 // read as CblasTrans without a copy), step-sliced and expanded (copied first), batch dims that fold
-// into one GEMM and ones that do not, and the OpenMP-over-batch schedule.
+// into one GEMM and ones that do not, and the OpenMP-over-batch schedule; and ops::addmm (c + a·b
+// with the GEMM accumulating onto c) on each of the wrapper's schedules.
 //
 // Tolerances: each output is a dot product of K terms in [−1, 1]; the worst-case rounding error is
 // K·u·Σ|a·b| ≤ K²·u. K ≤ 13 in the small cases: float32 (u = 2^-24) 169·6e-8 ≈ 1e-5 → atol 2e-5;
@@ -146,6 +147,39 @@ TEST(CoreMatmul, LongReductionsSplitIntoSlabsMatchTheOracleOnAnyThreadCount) {
       EXPECT_TRUE(testing::equal_to(one, two)) << dt << ": the slabs do not depend on the thread count";
     }
   }
+}
+
+// ops::addmm = c + a·b, c copied into the output and the GEMM accumulating onto it (BLAS's beta = 1),
+// on every schedule of cpu/matmul.cpp: one call, a's batch folded into rows, OpenMP over the batch,
+// panels, the slabs of a long reduction (c then enters the first slab), and an empty sum (c itself).
+// Tolerances as the matmul cases of the same K (adding c rounds once more, well inside them).
+TEST(CoreMatmul, AddmmAccumulatesOntoTheAddedTensorOnEverySchedule) {
+  Generator gen(56);
+  struct Case {
+    Shape c, a, b;
+    double f32_atol;
+  };
+  const std::vector<Case> cases = {
+      {{7}, {3, 5}, {5, 7}, 2e-5},                     // one call, a bias
+      {{3, 7}, {3, 5}, {5, 7}, 2e-5},                  // one call, a residual
+      {{3}, {4, 3, 5, 7}, {7, 3}, 2e-5},               // a's batch folds into rows
+      {{64, 1, 11}, {64, 9, 64}, {64, 64, 11}, 3e-4},  // OpenMP over the batch, c broadcast over rows
+      {{200}, {300, 64}, {64, 200}, 3e-4},             // panels
+      {{40, 33}, {40, 4100}, {4100, 33}, 8e-3},        // slabs of a long reduction
+  };
+  for (DType dt : kFloat)
+    for (const Case& c : cases) {
+      const Tol tol = dt == DType::f32 ? Tol{0, c.f32_atol} : Tol{0, 1e-10};
+      const Tensor cv = Tensor::uniform(c.c, gen, -1, 1, dt), a = Tensor::uniform(c.a, gen, -0.5, 0.5, dt),
+                   b = Tensor::uniform(c.b, gen, -0.5, 0.5, dt);
+      EXPECT_TRUE(close_to(ops::addmm(cv, a, b), ops::add(reference::matmul(a, b), cv.to(DType::f64)), tol))
+          << dt << " " << shape_str(c.c) << " + " << shape_str(c.a) << " · " << shape_str(c.b);
+    }
+  const Tensor bias = Tensor::uniform({4}, gen, -1, 1);
+  const Tensor empty_sum = ops::addmm(bias, Tensor::zeros({3, 0}), Tensor::zeros({0, 4}));
+  EXPECT_TRUE(testing::equal_to(empty_sum, bias.expand({3, 4}).contiguous()));
+  EXPECT_THROW(ops::addmm(Tensor::zeros({5}), Tensor::zeros({3, 2}), Tensor::zeros({2, 4})), Error);
+  EXPECT_THROW(ops::addmm(bias, Tensor::zeros({2}), Tensor::zeros({2, 4})), Error);  // a 1-d operand
 }
 
 TEST(CoreMatmul, EmptyInnerDimGivesZeros) {
