@@ -73,8 +73,8 @@ std::string machine_line() {
   std::ifstream in("/proc/loadavg");
   double l1 = 0, l5 = 0, l15 = 0;
   in >> l1 >> l5 >> l15;
-  return fmt::format("{} threads, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}, OpenBLAS {}", num_threads(), l1,
-                     l5, l15, cpu_model(), simd_target(), blas_core());
+  return fmt::format("{} threads{}, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}, OpenBLAS {}", num_threads(),
+                     threads_pinned() ? " (pinned)" : "", l1, l5, l15, cpu_model(), simd_target(), blas_core());
 }
 
 void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench) {

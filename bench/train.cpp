@@ -272,6 +272,7 @@ nlohmann::ordered_json to_json(const TrainBenchRow& r) {
           {"simd_target", simd_target()},
           {"blas_core", blas_core()},
           {"threads", num_threads()},
+          {"threads_pinned", threads_pinned()},
           {"device", r.device},
           {"timed_layers", r.timed_layers},
           {"timed_batch", r.timed_batch},
