@@ -92,6 +92,9 @@ Command add_bench_train(CLI::App* bench) {
   cmd->add_option("--memory-cap-mb", o->memory_cap_mb,
                   "rows predicted above it are timed with fewer layers (then samples) and scaled, as noted");
   cmd->add_option("--device", o->device, "where the model trains: cpu, cuda or cuda:N (default cpu)");
+  cmd->add_option("--matmul-precision", o->matmul_precision,
+                  "fp32 (default) or bf16: bf16 operands, float32 sums (CPUs with AVX512_BF16 or AMX)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   auto target = add_simd_target_option(cmd);
   return {cmd, [o, target] {
             force_simd_target(*target);

@@ -44,6 +44,7 @@ Config row_config(const TrainBenchOptions& o, const std::string& shape, const st
     if (variant.rfind("lsh", 0) == 0) overrides.push_back("model.attention.chunk_size=4");
   }
   overrides.push_back("device=" + o.device);
+  overrides.push_back("matmul_precision=" + o.matmul_precision);
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   return train::load_experiment_config({fmt::format("{}/{}/paper/{}.yaml", o.configs_dir, shape, config_row(variant))},
                                        overrides);
@@ -161,6 +162,7 @@ struct Step {
 Step make_step(const Config& cfg, int64_t length) {
   Step s;
   const Device device = train::experiment_device(cfg, /*check_available=*/true);
+  train::apply_matmul_precision(cfg);
   s.model = train::build_model(cfg);
   s.model->to(device);
   s.model->train();
@@ -273,6 +275,7 @@ nlohmann::ordered_json to_json(const TrainBenchRow& r) {
           {"blas_core", blas_core()},
           {"threads", num_threads()},
           {"threads_pinned", threads_pinned()},
+          {"matmul_precision", matmul_precision_name(matmul_precision())},
           {"device", r.device},
           {"timed_layers", r.timed_layers},
           {"timed_batch", r.timed_batch},
@@ -295,7 +298,8 @@ std::vector<TrainBenchRow> run_train_benchmark(const TrainBenchOptions& o) {
   const std::vector<std::string>& variants = o.variants.empty() ? kTrainVariants : o.variants;
   for (const std::string& shape : shapes) row_config(o, shape, kTrainVariants[0]);  // unknown names fail first
   for (const std::string& variant : variants) config_row(variant);
-  fmt::print("lintra bench train — {}, device {}\n", machine_line(), o.device);
+  fmt::print("lintra bench train — {}, device {}, matmul precision {}\n", machine_line(), o.device,
+             o.matmul_precision);
   fmt::print("one training step (forward, backward, RAdam update) of the paper's configs on random pixels; median of "
              "{} steps after a warm-up{}\n\n",
              o.steps, o.smoke ? "; SMOKE sizes" : "");

@@ -60,6 +60,7 @@ struct TrainBenchOptions {
   std::string configs_dir = "configs";
   double memory_cap_mb = 6000;        // rows predicted above it are timed with fewer layers (then samples)
   std::string device = "cpu";         // where the model trains: cpu, cuda, cuda:N (the config key `device`)
+  std::string matmul_precision = "fp32";  // fp32 or bf16 (the config key `matmul_precision`)
 };
 
 inline const std::vector<std::string> kTrainVariants = {"softmax", "causal-linear", "lsh-1", "lsh-4"};

@@ -23,7 +23,7 @@ done
 
 packages=(
   build-essential cmake pkg-config ccache git
-  libopenblas-openmp-dev libopenblas-dev libhwy-dev
+  libopenblas-openmp-dev libopenblas-dev libhwy-dev libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev
   libstb-dev libxxhash-dev

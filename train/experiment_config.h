@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/matmul_precision.h"
 #include "nn/attention/registry.h"
 #include "train/config/config.h"
 #include "train/optim/optimizer.h"
@@ -38,6 +39,11 @@ void check_experiment_name(const Config& cfg);
 // with check_available, when the device is not there in this process (a CUDA device in a build
 // without CUDA, with no GPU visible, or N beyond the GPUs: core/device.h check_device_available).
 Device experiment_device(const Config& cfg, bool check_available = true);
+
+// `matmul_precision` (fp32, bf16: core/matmul_precision.h), made the process's setting. bf16 runs on the
+// CPU (and the strict test device, which runs the CPU's kernels) with oneDNN on a CPU with AVX512_BF16 or
+// AMX-BF16; anything else throws naming the key, where it was set, and why.
+MatmulPrecision apply_matmul_precision(const Config& cfg);
 
 struct TrainOptions {
   int64_t steps = 0;

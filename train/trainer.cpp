@@ -85,6 +85,8 @@ Trainer::Trainer(Config cfg, const TrainCommand& cmd, dist::Communicator& comm)
       schedule_(schedule_options(cfg_)),
       device_(experiment_device(cfg_)) {
   if (cmd.run_dir.empty()) check_experiment_name(cfg_);
+  if (apply_matmul_precision(cfg_) == MatmulPrecision::bf16)
+    say("matmul precision: bf16 operands, float32 sums (oneDNN; core/matmul_precision.h)");
   // Rank 0 alone opens the run directory (the others never touch it).
   const std::string dir =
       !root() ? "" : cmd.run_dir.empty() ? default_run_dir(cfg_.get_string("experiment")) : cmd.run_dir;

@@ -16,6 +16,8 @@
 // computes fewer panels instead of holding the others at the end. Each panel repacks the other
 // operand, about 1/panel of the panel's work (panels of at least 64 rows or columns: under 2%).
 // Every element is the same K-long sum however the panels fall, so results do not depend on the schedule.
+// With MatmulPrecision::bf16 (core/matmul_precision.h) a float32 GEMM of at least 2^21 multiply-adds made
+// outside a parallel region goes to oneDNN's bf16 matmul instead (cpu/matmul_bf16.h), whole.
 // A long reduction onto a small output (a weight gradient) is cut into fixed slabs of K instead
 // (gemm_reduction_slabs): the same sums for any thread count.
 #include <cblas.h>
@@ -24,6 +26,10 @@
 #include <algorithm>
 
 #include "core/kernels.h"
+#include "core/matmul_precision.h"
+#ifdef LINTRA_WITH_DNNL
+#include "core/cpu/matmul_bf16.h"
+#endif
 
 namespace lintra::kernels::cpu {
 
@@ -110,6 +116,14 @@ void gemm_panels(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, 
                  T* c, int64_t ldc, T beta) {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const bool small = double(M) * double(N) * double(K) < double(1 << 21);
+#ifdef LINTRA_WITH_DNNL
+  if constexpr (std::is_same_v<T, float>) {
+    if (!small && !omp_in_parallel() && matmul_precision() == MatmulPrecision::bf16) {
+      gemm_bf16(ta, tb, M, N, K, a, lda, b, ldb, c, ldc, beta);
+      return;
+    }
+  }
+#endif
   if (!small && splits_reduction(M, N, K)) {  // whatever the thread count: the slabs fix the sums
     gemm_reduction_slabs<T>(ta, tb, M, N, K, a, lda, b, ldb, c, ldc, beta);
     return;

@@ -1,7 +1,7 @@
 // test_experiment_config.cpp — the training config's checks beyond single keys
 // (train/experiment_config.h): model.type against data.name, the experiment name that makes the run
-// directory, train.time_budget, the device; and every committed config under configs/ still loads (none relies on
-// an empty value meaning the default).
+// directory, train.time_budget, the device, the matmul precision; and every committed config under configs/
+// still loads (none relies on an empty value meaning the default).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -84,6 +84,23 @@ TEST(TrainExperimentConfig, AMissingGpuIsAClearError) {
   if (gpus == 0) EXPECT_HAS(msg, "no GPU is visible to this process");
   else EXPECT_HAS(msg, fmt::format("only {} GPU(s) are visible", gpus));
 #endif
+}
+
+// matmul_precision: fp32 by default; a value outside fp32/bf16 fails as the config loads, naming the key;
+// bf16 on a GPU, or where bf16 products cannot run, fails naming the key, where it was set and why.
+TEST(TrainExperimentConfig, MatmulPrecisionIsFp32ByDefaultAndBf16SaysWhereItCannotRun) {
+  EXPECT_EQ(apply_matmul_precision(load({})), MatmulPrecision::fp32);
+  EXPECT_HAS(error_of([] { load({"matmul_precision=fp16"}); }), "matmul_precision");
+  std::string msg = error_of([] { apply_matmul_precision(load({"matmul_precision=bf16", "device=cuda"})); });
+  EXPECT_HAS(msg, "command line override `matmul_precision=bf16`: matmul_precision: ");
+  EXPECT_HAS(msg, "bf16 products run on the CPU only, not on cuda:0");
+  const std::string why = bf16_matmul_unsupported_reason();
+  if (why.empty()) {
+    EXPECT_EQ(apply_matmul_precision(load({"matmul_precision=bf16"})), MatmulPrecision::bf16);
+  } else {
+    EXPECT_HAS(error_of([] { apply_matmul_precision(load({"matmul_precision=bf16"})); }), why);
+  }
+  EXPECT_EQ(apply_matmul_precision(load({})), MatmulPrecision::fp32);  // back to the default for the other tests
 }
 
 // Every config a user runs (configs/<table>/<scale>/<row>.yaml) loads: no committed config relies on
