@@ -12,7 +12,7 @@ using dist::ByteWriter;
 void put_tensors(ByteWriter& w, const NamedTensors& tensors) {
   w.put(int64_t(tensors.size()));
   for (const auto& [name, t] : tensors) {
-    const Tensor c = t.contiguous();
+    const Tensor c = t.to(Device::cpu).contiguous();
     w.put_string(name).put(uint8_t(c.dtype())).put(int64_t(c.shape().size()));
     for (int64_t d : c.shape()) w.put(d);
     w.put_raw(c.numel() > 0 ? c.raw_data() : nullptr, c.nbytes());

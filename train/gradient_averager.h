@@ -9,11 +9,17 @@
 // when the ranks count different numbers of items (masked tokens). The averager therefore sums.
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "core/device.h"
 #include "train/distributed/bucketed_sum.h"
 #include "train/distributed/communicator.h"
 #include "train/optim/optimizer.h"
+
+namespace lintra::dist {
+class NcclSum;
+}
 
 namespace lintra::train {
 
@@ -29,19 +35,28 @@ class SingleProcessAverager final : public GradientAverager {
   void average(const std::vector<NamedParam>&) override {}
 };
 
-// Sums the weighted gradients over the ranks of `comm`, in the parameters' order, a bucket at a time
-// (dist::BucketedSum; fixed order, so every rank ends with the same gradients). A parameter that has
+// Sums the weighted gradients over the ranks of `comm`, in the parameters' order. A parameter that has
 // a gradient on some rank gets one (zeros where it had none) on every rank, so that the optimizer
-// updates it everywhere, as one process would; one no rank touched keeps none.
+// updates it everywhere, as one process would; one no rank touched keeps none. Where the gradients live
+// (the model's `device`) decides how:
+//   cpu    a bucket at a time (dist::BucketedSum: fixed order, so every rank ends with the same bits);
+//   cuda   on the GPU with NCCL in builds that have it (dist::NcclSum: one all-reduce per tensor on the
+//          device's stream; NCCL's order of summation, the same result on every rank), NCCL's unique id
+//          going round through `comm` when the averager is made (on every rank at once: it is collective);
+//   other  through the host: copied to the CPU, summed as on the CPU, copied back (the strict test
+//          device; CUDA in a build without NCCL) — the same bits as a CPU run of the same ranks.
 class AllReduceAverager final : public GradientAverager {
  public:
-  explicit AllReduceAverager(dist::Communicator& comm, int64_t bucket_bytes = dist::kDefaultBucketBytes)
-      : comm_(comm), sum_(comm, bucket_bytes) {}
+  explicit AllReduceAverager(dist::Communicator& comm, Device device = Device::cpu,
+                             int64_t bucket_bytes = dist::kDefaultBucketBytes);
+  ~AllReduceAverager() override;
   void average(const std::vector<NamedParam>& params) override;
 
  private:
   dist::Communicator& comm_;
+  Device device_;
   dist::BucketedSum sum_;
+  std::unique_ptr<dist::NcclSum> nccl_;  // CUDA gradients, in builds with NCCL
 };
 
 }  // namespace lintra::train

@@ -51,7 +51,7 @@ void check_replicas(dist::Communicator& comm, const std::vector<NamedParam>& par
   if (comm.size() == 1) return;
   data::Xxh3 h;
   for (const NamedParam& p : params) {
-    const Tensor t = p.var.data().contiguous();
+    const Tensor t = p.var.data().to(Device::cpu).contiguous();  // the digest of a device replica: a host copy
     h.update(t.raw_data(), t.nbytes());
   }
   const std::vector<std::string> digests = comm.all_gather(data::digest_hex(h.digest()));

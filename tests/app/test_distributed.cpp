@@ -3,6 +3,8 @@
 //   - 2 ranks × batch B end with the parameters of 1 rank × batch 2B after 50 updates (dropout off),
 //     within a relative difference of 1e-5 per tensor; the copy task counts a different number of
 //     tokens on each rank, so this holds only because each rank's mean loss is weighted by its count;
+//   - 2 ranks on the strict test device (device memory the host may not read) end bitwise where 2 ranks
+//     on the CPU do: the gradients of a model on a device are summed through its seam;
 //   - a 2-rank run whose rank 1 is SIGKILLed after a checkpoint brings the job down naming the rank,
 //     and the same command resumes to bitwise the uninterrupted 2-rank result;
 //   - a 2-rank checkpoint resumes on 1 rank (and back on 2), re-sharding the data and saying so;
@@ -114,6 +116,26 @@ TEST(AppDistributed, TwoRanksOfBatchBEndWithTheParametersOfOneRankOfBatch2BAfter
   ASSERT_EQ(b.loss_history.size(), 50u);
   for (size_t k = 0; k < 50; ++k) EXPECT_NEAR(a.loss_history[k], b.loss_history[k], 1e-5 * a.loss_history[k]) << k;
   EXPECT_THAT(read_text(t.path() + "/two/train.log"), HasSubstr("2 ranks over MPI"));
+}
+
+// The strict device runs the CPU's kernels on memory the host may not read, and the averager sums its
+// gradients through the host (copied out, summed in rank order, copied back): the same bits as the CPU.
+TEST(AppDistributed, TwoRanksOnTheStrictDeviceEndBitwiseWhereTwoRanksOnTheCpuDo) {
+  TempDir t;
+  Result cpu = run(on_ranks(2, copy_train(t.path() + "/cpu", 4, 20)));
+  ASSERT_EQ(cpu.status, 0) << cpu.output;
+  Result strict = run(on_ranks(2, copy_train(t.path() + "/strict", 4, 20, "device=strict:0")));
+  ASSERT_EQ(strict.status, 0) << strict.output;
+  const lintra::CheckpointData a = lintra::load_checkpoint(t.path() + "/cpu/checkpoints/step_20.h5");
+  const lintra::CheckpointData b = lintra::load_checkpoint(t.path() + "/strict/checkpoints/step_20.h5");
+  EXPECT_EQ(b.world_size(), 2);
+  ASSERT_EQ(a.model.size(), b.model.size());
+  for (size_t i = 0; i < a.model.size(); ++i) {
+    ASSERT_EQ(a.model[i].first, b.model[i].first);
+    EXPECT_EQ(a.model[i].second.to_vector<double>(), b.model[i].second.to_vector<double>()) << a.model[i].first;
+  }
+  EXPECT_EQ(a.loss_history, b.loss_history);
+  EXPECT_THAT(read_text(t.path() + "/strict/train.log"), HasSubstr("on strict:0"));
 }
 
 TEST(AppDistributed, ARankKilledAfterACheckpointStopsTheJobAndTheSameCommandResumesToTheUninterruptedResult) {

@@ -1,6 +1,7 @@
 // test_data_parallel.cpp — the trainer's data-parallel parts with the ranks mpirun started (CTest
 // runs it under `mpirun -np 2`; with one rank every case skips): the gradient averager (every rank
-// the same sum, a gradient some rank lacks filled with zeros, one no rank has left alone), the
+// the same sum, a gradient some rank lacks filled with zeros, one no rank has left alone; on the CPU
+// and on the strict test device, whose memory the host may not read, through the host), the
 // checkpoint rank 0 read arriving whole on every rank and every rank's state gathered for the save,
 // and the checks that ranks train the same thing and that their parameters have not drifted apart.
 #include <gtest/gtest.h>
@@ -28,13 +29,40 @@ TEST(TrainDataParallel, AveragerSumsEveryRanksGradientAndFillsTheOnesARankLacks)
   std::vector<NamedParam> params{param("everywhere", {0, 0, 0}), param("on_rank_1", {0, 0}), param("nowhere", {0})};
   params[0].var.set_grad(Tensor::from_vector({r, 2 * r, 1}, {3}));
   if (comm.rank() == 1) params[1].var.set_grad(Tensor::from_vector({5, 6}, {2}));
-  AllReduceAverager averager(comm, /*bucket_bytes=*/8);
+  AllReduceAverager averager(comm, Device::cpu, /*bucket_bytes=*/8);
   averager.average(params);
   const float K = float(comm.size()), sum_r = K * (K - 1) / 2;
   EXPECT_EQ(params[0].var.grad().to_vector<float>(), (std::vector<float>{sum_r, 2 * sum_r, K}));
   ASSERT_TRUE(params[1].var.grad().defined());
   EXPECT_EQ(params[1].var.grad().to_vector<float>(), (std::vector<float>{5, 6}));
   EXPECT_FALSE(params[2].var.grad().defined());
+}
+
+// The same on the strict device: the gradients are summed through the host (copied there and back) and
+// stay on the device, the zeros filled in for a rank that lacked one are made there too.
+TEST(TrainDataParallel, AveragerSumsGradientsOnADeviceTheHostMayNotRead) {
+  NEED_RANKS();
+  const Device strict = Device::strict(0);
+  auto on_device = [&](std::vector<float> v) { return Tensor::from_vector(v, {int64_t(v.size())}).to(strict); };
+  const float r = float(comm.rank());
+  std::vector<NamedParam> params{{"everywhere", Var(on_device({0, 0, 0}), true)},
+                                 {"on_rank_1", Var(on_device({0, 0}), true)},
+                                 {"nowhere", Var(on_device({0}), true)}};
+  params[0].var.set_grad(on_device({r, 2 * r, 1}));
+  if (comm.rank() == 1) params[1].var.set_grad(on_device({5, 6}));
+  AllReduceAverager averager(comm, strict, /*bucket_bytes=*/8);
+  averager.average(params);
+  const float K = float(comm.size()), sum_r = K * (K - 1) / 2;
+  ASSERT_EQ(params[0].var.grad().device(), strict);
+  EXPECT_EQ(params[0].var.grad().to(Device::cpu).to_vector<float>(), (std::vector<float>{sum_r, 2 * sum_r, K}));
+  ASSERT_TRUE(params[1].var.grad().defined());
+  ASSERT_EQ(params[1].var.grad().device(), strict);
+  EXPECT_EQ(params[1].var.grad().to(Device::cpu).to_vector<float>(), (std::vector<float>{5, 6}));
+  EXPECT_FALSE(params[2].var.grad().defined());
+  // A parameter elsewhere than the model is refused, naming it.
+  std::vector<NamedParam> stray{{"stray", Var(Tensor::zeros({2}), true)}};
+  stray[0].var.set_grad(Tensor::ones({2}));
+  EXPECT_HAS(lintra::testing::error_of([&] { averager.average(stray); }), "parameter 'stray' lives on cpu");
 }
 
 CheckpointData small_checkpoint() {

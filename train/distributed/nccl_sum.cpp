@@ -1,4 +1,4 @@
-// nccl_sum.cpp — compiled only with NCCL (see nccl_sum.h: never run so far).
+// nccl_sum.cpp — compiled only with NCCL (see nccl_sum.h: never run on a GPU so far).
 #include "train/distributed/nccl_sum.h"
 
 #include <cuda_runtime.h>
@@ -7,7 +7,9 @@
 #include <cstring>
 #include <string>
 
+#include "core/cuda/runtime.h"
 #include "core/error.h"
+#include "core/kernel_access.h"
 
 namespace lintra::dist {
 
@@ -23,7 +25,7 @@ void check(cudaError_t e, const char* call) {
 
 }  // namespace
 
-NcclSum::NcclSum(Communicator& host, int device) {
+NcclSum::NcclSum(Communicator& host, int device) : device_(device) {
   check(cudaSetDevice(device), "cudaSetDevice");
   ncclUniqueId id;
   std::memset(&id, 0, sizeof id);
@@ -48,6 +50,17 @@ void NcclSum::sum(float* device_values, int64_t count, void* cuda_stream) {
                       stream),
         "ncclAllReduce");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+// The one collective that reads device memory without a copy: like a kernel, it takes the tensor's
+// device pointer (kernels::KernelAccess) and runs on the device's stream.
+void NcclSum::sum(Tensor& values) {
+  LINTRA_CHECK(values.device() == Device::cuda(device_) && values.dtype() == DType::f32 && values.is_contiguous(),
+               "NCCL sum: expected a contiguous float32 tensor on cuda:{}, got {} {} on {}", device_, values.dtype(),
+               shape_str(values.shape()), values.device());
+  if (values.numel() == 0) return;
+  lintra::cuda::set_current(device_);
+  sum(static_cast<float*>(kernels::KernelAccess::data(values)), values.numel(), lintra::cuda::stream(device_));
 }
 
 }  // namespace lintra::dist

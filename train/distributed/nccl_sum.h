@@ -1,15 +1,16 @@
 // nccl_sum.h — sums of GPU buffers over the ranks with NCCL (DESIGN.md §10), for when lintra trains
 // on CUDA tensors. Built only when CMake finds MPI, the CUDA toolkit and NCCL (LINTRA_WITH_NCCL).
 //
-// Status (issue 16.3): an interface and its calls, compiled and linked; its test
-// (tests/train/distributed/test_nccl.cpp, 2 ranks on one GPU) skips without a GPU and has not yet run
-// on one. The trainer does not use it: lintra's training tensors live on the CPU so far. Left: an
-// averager that sums the gradients' device buffers with it when the model is on a GPU. NCCL's ring order is fixed for a given set of GPUs but is not the rank order of
-// Communicator::sum, so a CPU run and a GPU run of K ranks will not agree bitwise.
+// The trainer's gradient averager (train/gradient_averager.h) sums a model's gradients with it when the
+// model is on a GPU. Its tests (tests/train/distributed/test_nccl.cpp: 2 ranks on one GPU, raw buffers
+// and gradient tensors) skip without a GPU; no GPU has run them yet. NCCL's ring order is fixed for a
+// given set of GPUs but is not the rank order of Communicator::sum, so a CPU run and a GPU run of K ranks
+// will not agree bitwise (every rank of one run gets the same result).
 #pragma once
 
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "train/distributed/communicator.h"
 
 namespace lintra::dist {
@@ -26,9 +27,13 @@ class NcclSum {
   // In place, on the device: `count` floats at `device_values` become their sum over the ranks
   // (ncclAllReduce on `cuda_stream`, a cudaStream_t; null: the default stream), synchronised.
   void sum(float* device_values, int64_t count, void* cuda_stream = nullptr);
+  // In place: a contiguous float32 tensor on this communicator's GPU becomes its sum over the ranks, on
+  // the device's lintra stream (after the work queued there), synchronised.
+  void sum(Tensor& values);
 
  private:
   void* comm_ = nullptr;  // ncclComm_t
+  int device_ = 0;
 };
 
 }  // namespace lintra::dist

@@ -1,6 +1,7 @@
 // test_nccl.cpp — NcclSum (issue 16.3) on the ranks mpirun started (CTest runs it under `mpirun -np 2`,
 // built only with MPI and NCCL): rank 0's NCCL unique id reaches every rank through MPI, and a sum of
-// device buffers equals the sum of the ranks' values. Rank r uses GPU r mod (GPUs), so one GPU hosts
+// device buffers, raw or as a lintra tensor on cuda (what the trainer's averager sums), equals the sum of
+// the ranks' values. Rank r uses GPU r mod (GPUs), so one GPU hosts
 // both ranks. Skips on every rank when a rank sees no GPU (the skip is agreed over MPI, so no rank
 // waits in ncclCommInitRank for one that skipped).
 #include <cuda_runtime.h>
@@ -35,6 +36,11 @@ TEST(TrainDistributedNccl, SumsOfDeviceBuffersEqualTheSumsOfTheRanksValues) {
   cudaFree(device);
   const float factor = float(comm.size() * (comm.size() + 1) / 2);  // 1 + 2 + … + K: exact in float
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], float(i % 1000) * factor) << "element " << i;
+  // The same through a tensor on the GPU (the averager's call), on lintra's stream.
+  Tensor t = Tensor::from_vector(mine, {n}).to(Device::cuda(comm.rank() % gpus));
+  nccl.sum(t);
+  const std::vector<float> summed = t.to(Device::cpu).to_vector<float>();
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(summed[size_t(i)], float(i % 1000) * factor) << "tensor element " << i;
 }
 
 }  // namespace
