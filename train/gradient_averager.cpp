@@ -1,13 +1,36 @@
 #include "train/gradient_averager.h"
 
+#include <fmt/format.h>
+
 #include "train/distributed/nccl_sum.h"
 
 namespace lintra::train {
 
+namespace {
+
+// The first two ranks of `ids` that hold the same value, as "ranks a and b", or "" when all differ.
+std::string shared(const std::vector<std::string>& ids) {
+  for (size_t a = 0; a < ids.size(); ++a)
+    for (size_t b = a + 1; b < ids.size(); ++b)
+      if (ids[a] == ids[b]) return fmt::format("ranks {} and {}", a, b);
+  return "";
+}
+
+}  // namespace
+
 AllReduceAverager::AllReduceAverager(dist::Communicator& comm, Device device, int64_t bucket_bytes)
     : comm_(comm), device_(device), sum_(comm, bucket_bytes) {
+  how_ = device.is_cpu() ? "summed in rank order on the CPU" : fmt::format("on {}, summed through the host", device);
 #ifdef LINTRA_WITH_NCCL
-  if (device.is_cuda()) nccl_ = std::make_unique<dist::NcclSum>(comm, int(device.index()));
+  if (device.is_cuda()) {
+    const std::string both = shared(comm.all_gather(dist::NcclSum::gpu_identity(int(device.index()))));
+    if (both.empty()) {
+      nccl_ = std::make_unique<dist::NcclSum>(comm, int(device.index()));
+      how_ = fmt::format("on {}, summed with NCCL", device);
+    } else {
+      how_ += fmt::format(" ({} share one GPU, which NCCL refuses)", both);
+    }
+  }
 #endif
 }
 

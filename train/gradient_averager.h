@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/device.h"
@@ -42,19 +43,24 @@ class SingleProcessAverager final : public GradientAverager {
 //   cpu    a bucket at a time (dist::BucketedSum: fixed order, so every rank ends with the same bits);
 //   cuda   on the GPU with NCCL in builds that have it (dist::NcclSum: one all-reduce per tensor on the
 //          device's stream; NCCL's order of summation, the same result on every rank), NCCL's unique id
-//          going round through `comm` when the averager is made (on every rank at once: it is collective);
+//          going round through `comm` when the averager is made (on every rank at once: it is collective)
+//          — when every rank has a GPU of its own: NCCL refuses two ranks on one GPU, so ranks that share
+//          one sum through the host instead;
 //   other  through the host: copied to the CPU, summed as on the CPU, copied back (the strict test
 //          device; CUDA in a build without NCCL) — the same bits as a CPU run of the same ranks.
+// how() says which, for the run's log.
 class AllReduceAverager final : public GradientAverager {
  public:
   explicit AllReduceAverager(dist::Communicator& comm, Device device = Device::cpu,
                              int64_t bucket_bytes = dist::kDefaultBucketBytes);
   ~AllReduceAverager() override;
   void average(const std::vector<NamedParam>& params) override;
+  const std::string& how() const { return how_; }
 
  private:
   dist::Communicator& comm_;
   Device device_;
+  std::string how_;
   dist::BucketedSum sum_;
   std::unique_ptr<dist::NcclSum> nccl_;  // CUDA gradients, in builds with NCCL
 };

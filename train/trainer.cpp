@@ -147,8 +147,13 @@ void Trainer::set_up_training() {
   for (const auto& [name, v] : model_->named_parameters()) params_.push_back({name, v});
   optimizer_ = make_optimizer(params_, optimizer_options(cfg_));
   loader_ = std::make_unique<data::DataLoader>(*data_.train, training_loader_options(cfg_, comm_));
-  if (comm_.size() > 1) averager_ = std::make_unique<AllReduceAverager>(comm_, device_);
-  else averager_ = std::make_unique<SingleProcessAverager>();
+  if (comm_.size() > 1) {
+    auto all_reduce = std::make_unique<AllReduceAverager>(comm_, device_);
+    say("gradients: " + all_reduce->how());
+    averager_ = std::move(all_reduce);
+  } else {
+    averager_ = std::make_unique<SingleProcessAverager>();
+  }
   best_metric_ = options_.best_metric.empty() ? model_->primary_metric() : options_.best_metric;
   const std::string monitor = schedule_options(cfg_).monitor;
   monitored_metric_ = monitor.empty() ? best_metric_ : monitor;

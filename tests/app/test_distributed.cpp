@@ -135,7 +135,8 @@ TEST(AppDistributed, TwoRanksOnTheStrictDeviceEndBitwiseWhereTwoRanksOnTheCpuDo)
     EXPECT_EQ(a.model[i].second.to_vector<double>(), b.model[i].second.to_vector<double>()) << a.model[i].first;
   }
   EXPECT_EQ(a.loss_history, b.loss_history);
-  EXPECT_THAT(read_text(t.path() + "/strict/train.log"), HasSubstr("on strict:0"));
+  EXPECT_THAT(read_text(t.path() + "/strict/train.log"), HasSubstr("gradients: on strict:0, summed through the host"));
+  EXPECT_THAT(read_text(t.path() + "/cpu/train.log"), HasSubstr("gradients: summed in rank order on the CPU"));
 }
 
 TEST(AppDistributed, ARankKilledAfterACheckpointStopsTheJobAndTheSameCommandResumesToTheUninterruptedResult) {

@@ -4,6 +4,9 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <unistd.h>
+
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -24,6 +27,14 @@ void check(cudaError_t e, const char* call) {
 }
 
 }  // namespace
+
+std::string NcclSum::gpu_identity(int device) {
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  std::array<char, 64> bus{};
+  check(cudaDeviceGetPCIBusId(bus.data(), int(bus.size()), device), "cudaDeviceGetPCIBusId");
+  return std::string(host.data()) + "/" + bus.data();
+}
 
 NcclSum::NcclSum(Communicator& host, int device) : device_(device) {
   check(cudaSetDevice(device), "cudaSetDevice");

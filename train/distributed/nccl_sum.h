@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/tensor.h"
 #include "train/distributed/communicator.h"
@@ -17,6 +18,11 @@ namespace lintra::dist {
 
 class NcclSum {
  public:
+  // This process's GPU `device` as NCCL tells GPUs apart: the host name and the GPU's PCI bus id. NCCL
+  // (2.5 and later) refuses two ranks on one GPU ("Duplicate GPU detected"), so ranks compare these
+  // before making a communicator.
+  static std::string gpu_identity(int device);
+
   // One NCCL communicator over the ranks of `host`, on CUDA device `device` of this process: rank 0's
   // ncclUniqueId is broadcast through `host` (MPI), then every rank joins (ncclCommInitRank).
   NcclSum(Communicator& host, int device);

@@ -1,13 +1,15 @@
 // test_nccl.cpp — NcclSum (issue 16.3) on the ranks mpirun started (CTest runs it under `mpirun -np 2`,
 // built only with MPI and NCCL): rank 0's NCCL unique id reaches every rank through MPI, and a sum of
 // device buffers, raw or as a lintra tensor on cuda (what the trainer's averager sums), equals the sum of
-// the ranks' values. Rank r uses GPU r mod (GPUs), so one GPU hosts
-// both ranks. Skips on every rank when a rank sees no GPU (the skip is agreed over MPI, so no rank
-// waits in ncclCommInitRank for one that skipped).
+// the ranks' values. Rank r uses GPU r mod (GPUs). NCCL refuses two ranks on one GPU, so with fewer
+// GPUs than ranks on a host it skips (the trainer's averager then sums through the host:
+// tests/app/test_distributed.cpp). Skips on every rank when a rank sees no GPU (the skip is agreed over
+// MPI, so no rank waits in ncclCommInitRank for one that skipped).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "train/distributed/nccl_sum.h"
@@ -24,6 +26,10 @@ TEST(TrainDistributedNccl, SumsOfDeviceBuffersEqualTheSumsOfTheRanksValues) {
   comm.max(none);
   if (comm.size() < 2) GTEST_SKIP() << "run under mpirun -np 2 (or more)";
   if (none[0] > 0) GTEST_SKIP() << "a rank sees no CUDA GPU";
+  const std::vector<std::string> gpus_of = comm.all_gather(NcclSum::gpu_identity(comm.rank() % gpus));
+  for (size_t a = 0; a < gpus_of.size(); ++a)
+    for (size_t b = a + 1; b < gpus_of.size(); ++b)
+      if (gpus_of[a] == gpus_of[b]) GTEST_SKIP() << "ranks " << a << " and " << b << " share one GPU, which NCCL refuses";
   NcclSum nccl(comm, comm.rank() % gpus);
   const int64_t n = 1000003;  // not a multiple of the ranks
   std::vector<float> mine(static_cast<size_t>(n)), got(static_cast<size_t>(n));
