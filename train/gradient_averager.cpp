@@ -51,10 +51,12 @@ void AllReduceAverager::average(const std::vector<NamedParam>& params) {
     grads.push_back(v.grad());
   }
   if (device_.is_cpu()) return sum_.sum(grads);
+#ifdef LINTRA_WITH_NCCL
   if (nccl_) {
     for (Tensor& g : grads) nccl_->sum(g);
     return;
   }
+#endif
   std::vector<Tensor> host;
   host.reserve(grads.size());
   for (const Tensor& g : grads) host.push_back(g.to(Device::cpu));

@@ -62,7 +62,9 @@ class AllReduceAverager final : public GradientAverager {
   Device device_;
   std::string how_;
   dist::BucketedSum sum_;
-  std::unique_ptr<dist::NcclSum> nccl_;  // CUDA gradients, in builds with NCCL
+#ifdef LINTRA_WITH_NCCL
+  std::unique_ptr<dist::NcclSum> nccl_;  // CUDA gradients when every rank has its own GPU
+#endif
 };
 
 }  // namespace lintra::train
