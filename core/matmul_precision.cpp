@@ -2,19 +2,45 @@
 
 #include <atomic>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "core/error.h"
 
 namespace lintra {
 
 namespace {
 std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
+
+#ifdef LINTRA_WITH_DNNL
+// AMX-BF16 is CPUID leaf 7, sub-leaf 0, EDX bit 22. Read directly: clang 14's
+// __builtin_cpu_supports does not know the feature (GCC 12's does), and the fuzz build uses clang.
+bool cpu_has_amx_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return (edx >> 22) & 1u;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+#endif  // LINTRA_WITH_DNNL
 }  // namespace
 
 std::string bf16_matmul_unsupported_reason() {
 #ifndef LINTRA_WITH_DNNL
   return "lintra was built without oneDNN (libdnnl-dev; tools/install-deps.sh installs it)";
 #else
-  if (!__builtin_cpu_supports("avx512bf16") && !__builtin_cpu_supports("amx-bf16"))
+  if (!cpu_has_avx512_bf16() && !cpu_has_amx_bf16())
     return "this CPU has neither AVX512_BF16 nor AMX-BF16: bf16 products would be emulated, slower than float32";
   return "";
 #endif

@@ -6,8 +6,9 @@
 // (row-major, or column-major = a transposed view: CblasTrans), so transposes never copy; other
 // layouts are copied to contiguous first. Three schedules:
 //   1. b has no batch (weights) and a's batch dims fold into its rows: one GEMM (batch·M, K)·(K, N);
-//   2. many small products: OpenMP over the batch (dynamically scheduled), each GEMM single-threaded (OpenBLAS' OpenMP build
-//      runs serially inside a parallel region) — two threads on one small GEMM lose (DESIGN.md §2.1);
+//   2. many small products: OpenMP over the batch (dynamically scheduled), each GEMM single-threaded
+//      (OpenBLAS' OpenMP build runs serially inside a parallel region) — two threads on one small GEMM
+//      lose (DESIGN.md §2.1);
 //      below 2^18 multiply-adds in total the whole batch runs serially (a parallel region costs more);
 //   3. otherwise a loop of GEMMs, each using every thread.
 // A GEMM that uses every thread (schedules 1 and 3) is cut into panels along its longer output side,
@@ -16,10 +17,10 @@
 // computes fewer panels instead of holding the others at the end. Each panel repacks the other
 // operand, about 1/panel of the panel's work (panels of at least 64 rows or columns: under 2%).
 // Every element is the same K-long sum however the panels fall, so results do not depend on the schedule.
-// With MatmulPrecision::bf16 (core/matmul_precision.h) a float32 GEMM of at least 2^21 multiply-adds made
-// outside a parallel region goes to oneDNN's bf16 matmul instead (cpu/matmul_bf16.h), whole.
 // A long reduction onto a small output (a weight gradient) is cut into fixed slabs of K instead
 // (gemm_reduction_slabs): the same sums for any thread count.
+// With MatmulPrecision::bf16 (core/matmul_precision.h) a float32 GEMM of at least 2^21 multiply-adds
+// made outside a parallel region goes to oneDNN's bf16 matmul instead (cpu/matmul_bf16.h), whole.
 #include <cblas.h>
 #include <omp.h>
 
