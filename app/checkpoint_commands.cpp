@@ -115,6 +115,10 @@ Command add_eval_command(CLI::App& app) {
   cli->add_option("checkpoint", cmd->checkpoint, kCheckpointHelp)->required()->check(CLI::ExistingPath);
   cli->add_option("--batches", cmd->max_batches, "evaluate only this many batches (0: all)");
   cli->add_option("--device", cmd->device, "cpu, cuda or cuda:N (default: the device it trained on)");
+  cli->add_option("--engine", cmd->engine,
+                  "image models: score token by token on the compiled recurrent engine with f32 or bf16 weights\n"
+                  "(the recurrent form's bits/dim, and what bf16 weights cost)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   return {cli, [cmd] {
             cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint, note);
             return train::run_eval(*cmd);

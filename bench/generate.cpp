@@ -32,6 +32,7 @@ struct Protocol {
   nn::ParamMap params;
   bool recurrent;
   nn::RecurrentBackend backend = nn::RecurrentBackend::engine;
+  nn::EngineWeights weights = nn::EngineWeights::f32;  // the engine's weight format
 };
 
 // The paper's LSH geometry for each data set: 64 buckets, chunks that divide the model's input
@@ -45,8 +46,12 @@ nn::ParamMap lsh(int64_t rounds, const std::string& image) {
 
 Protocol protocol_of(const std::string& variant, const std::string& image) {
   if (variant == "causal-linear") return {"causal-linear", {}, true};
+  if (variant == "causal-linear-bf16")
+    return {"causal-linear", {}, true, nn::RecurrentBackend::engine, nn::EngineWeights::bf16};
   if (variant == "causal-linear-modules") return {"causal-linear", {}, true, nn::RecurrentBackend::modules};
   if (variant == "stateful-softmax") return {"softmax", {{"attention_dropout", 0.0}}, true};
+  if (variant == "stateful-softmax-bf16")
+    return {"softmax", {{"attention_dropout", 0.0}}, true, nn::RecurrentBackend::engine, nn::EngineWeights::bf16};
   if (variant == "stateful-softmax-modules")
     return {"softmax", {{"attention_dropout", 0.0}}, true, nn::RecurrentBackend::modules};
   if (variant == "softmax") return {"softmax", {{"attention_dropout", 0.0}}, false};
@@ -115,12 +120,12 @@ double integrated_recompute_seconds(nn::ImageModel& model, int64_t n, int64_t L,
 // Per-token cost of the recurrent form at batch 1 (step + sampling, on the engine or the modules as
 // the row generates), best of 3 per position; returns the means over the first and the last 10% of
 // positions, in ms.
-std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, nn::RecurrentBackend backend,
-                                        Generator& gen) {
+std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, const Protocol& p, Generator& gen) {
   EvalScope scope(model);
   std::vector<double> best(size_t(L - 1), std::numeric_limits<double>::infinity());
   std::unique_ptr<nn::ImageRecurrentEngine> engine;
-  if (backend == nn::RecurrentBackend::engine) engine = std::make_unique<nn::ImageRecurrentEngine>(model, 1, L);
+  if (p.backend == nn::RecurrentBackend::engine)
+    engine = std::make_unique<nn::ImageRecurrentEngine>(model, 1, L, 0, p.weights);
   std::vector<float> params(engine ? size_t(engine->param_dim()) : 0);
   for (int r = 0; r < 3; ++r) {
     std::vector<nn::RecurrentState> states = model.initial_state();
@@ -158,6 +163,7 @@ nlohmann::ordered_json row_json(const GenerateBenchRow& r) {
   j["available"] = r.available;
   j["mode"] = r.mode;
   if (!r.backend.empty()) j["backend"] = r.backend;
+  if (!r.weights.empty()) j["weights"] = r.weights;
   j["pixels_per_image"] = r.pixels_per_image;
   j["pixels_timed"] = r.pixels_timed;
   j["extrapolated"] = r.extrapolated;
@@ -195,7 +201,7 @@ double generation_seconds(nn::ImageModel& model, const Protocol& p, int64_t n, c
                           const GenerateBenchOptions& o, Generator& gen, GenerateBenchRow& r) {
   if (p.recurrent) {
     const double s =
-        time_best([&] { wait_for_device(nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend)); }, o.min_seconds);
+        time_best([&] { wait_for_device(nn::generate_recurrent(model, n, sw.L, gen, {}, p.backend, p.weights)); }, o.min_seconds);
     r.pixels_timed = sw.L - 1;
     return s;
   }
@@ -223,6 +229,7 @@ GenerateBenchRow bench_row(nn::ImageModel* model, const std::string& variant, co
   r.available = model != nullptr;
   r.mode = p.recurrent ? "recurrent" : "recompute";
   if (p.recurrent) r.backend = p.backend == nn::RecurrentBackend::engine ? "engine" : "modules";
+  if (p.recurrent && p.backend == nn::RecurrentBackend::engine) r.weights = nn::engine_weights_name(p.weights);
   r.pixels_per_image = sw.L;
   r.device = o.device;
   if (p.recurrent && o.device != "cpu" && variant.find("-modules") == std::string::npos)
@@ -269,7 +276,7 @@ std::vector<GenerateBenchRow> run_generate_benchmark(const GenerateBenchOptions&
     for (int64_t n : o.batch_sizes) rows.push_back(bench_row(model.get(), variant, p, n, sw, o));
     if (!available || !p.recurrent || !o.profile) continue;
     Generator gen(o.seed, 99);
-    auto [first, last] = token_profile(*model, sw.L, p.backend, gen);
+    auto [first, last] = token_profile(*model, sw.L, p, gen);
     profile_lines.push_back(fmt::format("{:<18} first 10%: {:.3f} ms/token   last 10%: {:.3f} ms/token   "
                                         "(last / first = {:.2f})",
                                         variant, first, last, last / first));

@@ -6,6 +6,8 @@
 //   causal-linear     attention causal-linear, generate_recurrent (state S, Z per layer) on the
 //                     compiled engine (nn/models/image_recurrent_engine.h)
 //   stateful-softmax  attention softmax, generate_recurrent (growing key/value cache), engine
+//   *-bf16            the same two on the engine with its weights rounded to bfloat16 (half the bytes
+//                     streamed per token; products and sums in float32; any CPU)
 //   *-modules         the same two on ImageModel::step() (autograd ops, no graph), to show what
 //                     the engine buys side by side
 //   softmax           attention softmax, generate_recompute (the whole prefix per pixel)
@@ -37,8 +39,8 @@
 namespace lintra::bench {
 
 inline const std::vector<std::string> kGenerateVariants = {
-    "causal-linear", "causal-linear-modules", "stateful-softmax", "stateful-softmax-modules", "softmax", "reformer",
-    "lsh-4"};
+    "causal-linear",   "causal-linear-bf16", "causal-linear-modules", "stateful-softmax", "stateful-softmax-bf16",
+    "stateful-softmax-modules", "softmax", "reformer", "lsh-4"};
 
 struct GenerateBenchOptions {
   std::string json_path;
@@ -64,6 +66,7 @@ struct GenerateBenchRow {
   double seconds_per_image = -1;
   std::string mode;             // recurrent | recompute
   std::string backend;          // recurrent rows: engine | modules
+  std::string weights;          // engine rows: f32 | bf16
   int64_t pixels_per_image = 0; // L
   int64_t pixels_timed = 0;     // positions whose cost was measured: L − 1, or P when extrapolated
   bool extrapolated = false;

@@ -4,6 +4,7 @@
 // dispatched per call to the best SIMD target of the running CPU (core/simd.h), as the kernels are.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace lintra::simd {
@@ -15,5 +16,22 @@ namespace lintra::simd {
 // FMA where the target has it), so they differ from a sequential sum by reassociation only.
 void gemv_rows_f32(const float* W, const float* bias, const float* x, float* y, int64_t B, int64_t in, int64_t rows,
                    int64_t r0, int64_t r1);
+
+// The same with W in bfloat16 (each element the upper 16 bits of a float32, as to_bf16 below makes
+// them): half the weight bytes, each widened exactly to float32 and multiplied and summed in float32,
+// so the result is gemv_rows_f32 of the rounded weights (the rounding is the only difference).
+void gemv_rows_bf16(const uint16_t* W, const float* bias, const float* x, float* y, int64_t B, int64_t in,
+                    int64_t rows, int64_t r0, int64_t r1);
+
+// float32 → bfloat16 bits, rounded to nearest, ties to even (relative error ≤ 2^-8); NaN stays NaN.
+inline uint16_t to_bf16(float v) {
+  uint32_t bits = std::bit_cast<uint32_t>(v);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x40u);  // quiet NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+// bfloat16 bits → float32, exact.
+inline float from_bf16(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
 
 }  // namespace lintra::simd

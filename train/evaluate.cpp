@@ -6,6 +6,7 @@
 
 #include "autograd/node.h"
 #include "data/loader.h"
+#include "nn/models/image_engine_score.h"
 #include "train/experiment_config.h"
 #include "train/distributed/reduce.h"
 #include "train/factories.h"
@@ -66,6 +67,28 @@ Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t 
   return e;
 }
 
+Evaluation evaluate_on_engine(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
+                              nn::EngineWeights weights) {
+  auto* image = dynamic_cast<nn::ImageModel*>(&model);
+  LINTRA_CHECK(image != nullptr, "--engine: only image models have the compiled recurrent engine, this is a {}",
+               model.type_name());
+  const std::string why = nn::ImageRecurrentEngine::unsupported_reason(*image);
+  LINTRA_CHECK(why.empty(), "--engine: the engine cannot run this model: {}", why);
+  data::LoaderOptions lo;
+  lo.batch_size = std::min(batch_size, split.size());
+  lo.shuffle = false;
+  lo.prefetch = 0;
+  data::DataLoader loader(split, lo);
+  Evaluation e;
+  e.batch_size = lo.batch_size;
+  e.batches = max_batches > 0 ? std::min(max_batches, loader.batches_per_epoch()) : loader.batches_per_epoch();
+  nn::MetricSums sums;
+  for (int64_t b = 0; b < e.batches; ++b)
+    nn::accumulate_sums(sums, nn::engine_nll_sums(*image, to_model_batch(loader.next()).inputs, weights));
+  e.metrics = model.summarize(sums);
+  return e;
+}
+
 int run_eval(const EvalCommand& cmd) {
   CheckpointData c = load_checkpoint(cmd.checkpoint);
   Config cfg = config_from_checkpoint(c);
@@ -74,9 +97,15 @@ int run_eval(const EvalCommand& cmd) {
   load_model_weights(*model, c);
   model->to(device);
   DataSplits splits = build_data(cfg, /*with_test=*/true);
-  const Evaluation e = evaluate_model(*model, *splits.test, eval_batch_size(cfg), cmd.max_batches);
-  fmt::print("{} (step {}), {} on {} batches of {} on {}:\n", cmd.checkpoint, c.global_step, splits.test->name(),
-             e.batches, e.batch_size, device);
+  const bool engine = !cmd.engine.empty();
+  LINTRA_CHECK(!engine || device.is_cpu(), "eval --engine: the compiled engine is CPU code; give --device cpu");
+  const Evaluation e =
+      engine ? evaluate_on_engine(*model, *splits.test, eval_batch_size(cfg), cmd.max_batches,
+                                  cmd.engine == "bf16" ? nn::EngineWeights::bf16 : nn::EngineWeights::f32)
+             : evaluate_model(*model, *splits.test, eval_batch_size(cfg), cmd.max_batches);
+  fmt::print("{} (step {}), {} on {} batches of {} on {}{}:\n", cmd.checkpoint, c.global_step, splits.test->name(),
+             e.batches, e.batch_size, device,
+             engine ? fmt::format(", token by token on the recurrent engine with {} weights", cmd.engine) : "");
   for (const auto& [k, v] : e.metrics) fmt::print("  {:<14} {:.6f}\n", k, v);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "core/device.h"
 #include "data/dataset.h"
+#include "nn/models/image_recurrent_engine.h"
 #include "nn/models/model.h"
 #include "train/checkpoint/checkpoint.h"
 #include "train/config/config.h"
@@ -37,10 +38,17 @@ struct Evaluation {
 Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
                           dist::Communicator& comm = dist::single_process());
 
+// The same metrics with an image model scored token by token on its compiled recurrent engine
+// (nn/models/image_engine_score.h) with float32 or bf16 weights: the recurrent form's numbers, and
+// what bf16 weights cost. One process, the CPU. Throws for models the engine cannot run.
+Evaluation evaluate_on_engine(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
+                              nn::EngineWeights weights);
+
 struct EvalCommand {
   std::string checkpoint;
   int64_t max_batches = 0;  // 0: the whole evaluation split
   std::string device;       // empty: the checkpoint config's `device`
+  std::string engine;       // empty: the batch model; f32 | bf16: evaluate_on_engine with those weights
 };
 // `lintra eval`: prints the metrics of a checkpoint on its data set's test split.
 int run_eval(const EvalCommand& cmd);

@@ -46,7 +46,7 @@ Tensor column(const Tensor& buf, int64_t t) { return buf.select(1, t).contiguous
 }  // namespace
 
 Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix,
-                          RecurrentBackend backend) {
+                          RecurrentBackend backend, EngineWeights weights) {
   constexpr const char* what = "generate_recurrent";
   LINTRA_CHECK(model.has_recurrent(),
                "{}: the model's attention has no recurrent form; use generate_recompute (the paper's protocol for "
@@ -68,7 +68,7 @@ Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generato
     return buf;
   };
   if (why_not.empty()) {  // the engine: a CPU model, so the buffer is on the host
-    ImageRecurrentEngine engine(model, n, length);
+    ImageRecurrentEngine engine(model, n, length, 0, weights);
     std::vector<float> params(size_t(n * engine.param_dim()));
     return run([&](int64_t t) {
       const std::vector<int64_t> pixels = column(buf, t).to_vector<int64_t>();

@@ -30,6 +30,7 @@
 
 #include "core/rng.h"
 #include "nn/models/image_model.h"
+#include "nn/models/image_recurrent_engine.h"
 
 namespace lintra::nn {
 
@@ -38,8 +39,11 @@ namespace lintra::nn {
 // the prefix is not int64 (n, p) with 1 ≤ p ≤ length and values in [0, 255], and (recurrent) when
 // the model's attention has no recurrent form (use generate_recompute then).
 enum class RecurrentBackend { automatic, modules, engine };
+// `weights`: the engine's weight format (image_recurrent_engine.h; bf16 when the process runs with
+// matmul_precision bf16); the modules ignore it.
 Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix = {},
-                          RecurrentBackend backend = RecurrentBackend::automatic);
+                          RecurrentBackend backend = RecurrentBackend::automatic,
+                          EngineWeights weights = default_engine_weights());
 Tensor generate_recompute(ImageModel& model, int64_t n, int64_t length, Generator& gen, const Tensor& prefix = {});
 
 }  // namespace lintra::nn

@@ -8,6 +8,7 @@
 
 #include "autograd/node.h"
 #include "core/host_simd.h"
+#include "core/matmul_precision.h"
 #include "core/scalar_ops.h"
 #include "core/spin_barrier.h"
 #include "core/threading.h"
@@ -59,11 +60,36 @@ void add_cols(const float* a, const float* add, float* out, int64_t B, int64_t D
 
 }  // namespace
 
+// One product's weights (rows × in, row-major) in the engine's format, and its bias (float32).
+struct ImageRecurrentEngine::Packed {
+  std::vector<float> f32;      // EngineWeights::f32
+  std::vector<uint16_t> bf16;  // EngineWeights::bf16: each weight rounded once, here
+  std::vector<float> bias;
+
+  Packed() = default;
+  Packed(const std::vector<float>& w, std::vector<float> b, EngineWeights format) : bias(std::move(b)) {
+    if (format == EngineWeights::f32) {
+      f32 = w;
+      return;
+    }
+    bf16.resize(w.size());
+    std::transform(w.begin(), w.end(), bf16.begin(), simd::to_bf16);
+  }
+
+  // y (B, rows) rows [r0, r1) = W·x + bias for x (B, in).
+  void gemv(const float* x, float* y, int64_t B, int64_t in, int64_t rows, int64_t r0, int64_t r1) const {
+    if (bf16.empty())
+      simd::gemv_rows_f32(f32.data(), bias.data(), x, y, B, in, rows, r0, r1);
+    else
+      simd::gemv_rows_bf16(bf16.data(), bias.data(), x, y, B, in, rows, r0, r1);
+  }
+};
+
 struct ImageRecurrentEngine::Layer {
-  std::vector<float> w_qkv, b_qkv;  // ((2E + M)·H, D): query, key and value rows stacked
-  std::vector<float> w_o, b_o;      // (D, H·M)
-  std::vector<float> w_1, b_1;      // (d_ff, D)
-  std::vector<float> w_2, b_2;      // (D, d_ff)
+  Packed qkv;  // ((2E + M)·H, D): query, key and value rows stacked
+  Packed o;    // (D, H·M)
+  Packed ff1;  // (d_ff, D)
+  Packed ff2;  // (D, d_ff)
   std::vector<float> g_1, be_1, g_2, be_2;
   double eps_1 = 0, eps_2 = 0;
   Activation activation = Activation::relu;
@@ -90,13 +116,22 @@ std::string ImageRecurrentEngine::unsupported_reason(ImageModel& model) {
   return "";
 }
 
-ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int64_t max_steps, int threads)
-    : batch_(batch), max_steps_(max_steps) {
+EngineWeights default_engine_weights() {
+  return matmul_precision() == MatmulPrecision::bf16 ? EngineWeights::bf16 : EngineWeights::f32;
+}
+
+const char* engine_weights_name(EngineWeights w) { return w == EngineWeights::bf16 ? "bf16" : "f32"; }
+
+ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int64_t max_steps, int threads,
+                                           EngineWeights weights)
+    : batch_(batch), max_steps_(max_steps), weights_(weights) {
   const std::string why = unsupported_reason(model);
   LINTRA_CHECK(why.empty(), "ImageRecurrentEngine: this model cannot run on the engine: {}", why);
   LINTRA_CHECK(batch >= 1 && max_steps >= 1, "ImageRecurrentEngine: batch and max_steps must be positive, got {} and {}",
                batch, max_steps);
   NoGradGuard no_grad;
+  auto packed = [weights](const std::vector<float>& w, std::vector<float> b) { return Packed(w, std::move(b), weights); };
+  auto packed_linear = [&](const Linear& lin) { return packed(host_floats(lin.weight()), host_floats(lin.bias())); };
   TokenTransformer& trunk = model.trunk();
   TransformerEncoder& enc = trunk.encoder();
   const TransformerOptions& o = enc.options();
@@ -120,17 +155,16 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
     TransformerEncoderLayer& src = enc.layer(i);
     AttentionLayer& a = src.attention();
     Layer& l = layers_[size_t(i)];
+    std::vector<float> w_qkv, b_qkv;
     for (const Linear* p : {&a.query(), &a.key(), &a.value()}) {
-      append(l.w_qkv, host_floats(p->weight()));
-      append(l.b_qkv, host_floats(p->bias()));
+      append(w_qkv, host_floats(p->weight()));
+      append(b_qkv, host_floats(p->bias()));
     }
-    l.w_o = host_floats(a.out().weight());
-    l.b_o = host_floats(a.out().bias());
+    l.qkv = packed(w_qkv, b_qkv);
+    l.o = packed_linear(a.out());
     const FeedForward& ff = src.feed_forward();
-    l.w_1 = host_floats(ff.linear1().weight());
-    l.b_1 = host_floats(ff.linear1().bias());
-    l.w_2 = host_floats(ff.linear2().weight());
-    l.b_2 = host_floats(ff.linear2().bias());
+    l.ff1 = packed_linear(ff.linear1());
+    l.ff2 = packed_linear(ff.linear2());
     l.activation = ff.activation();
     l.g_1 = host_floats(src.norm1().weight());
     l.be_1 = host_floats(src.norm1().bias());
@@ -145,8 +179,7 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
     final_beta_ = host_floats(n->bias());
     final_eps_ = n->eps();
   }
-  head_w_ = host_floats(model.head().weight());
-  head_b_ = host_floats(model.head().bias());
+  head_ = std::make_unique<Packed>(packed_linear(model.head()));
 
   // A team pays off only when a token's products are large: the paper's MNIST model (2^20
   // multiply-adds per layer) gains from two threads, the CPU-scale models (d_model 64) lose.
@@ -218,7 +251,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     }
     {
       const auto [r0, r1] = block(QKV, tid, n);
-      simd::gemv_rows_f32(l.w_qkv.data(), l.b_qkv.data(), in, bf.qkv.data(), B, D, QKV, r0, r1);
+      l.qkv.gemv(in, bf.qkv.data(), B, D, QKV, r0, r1);
     }
     sync();
     {
@@ -230,7 +263,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      simd::gemv_rows_f32(l.w_o.data(), l.b_o.data(), bf.att.data(), bf.o.data(), B, HM, D, r0, r1);
+      l.o.gemv(bf.att.data(), bf.o.data(), B, HM, D, r0, r1);
     }
     sync();
     const float* h_in = bf.h.data();
@@ -245,7 +278,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(F, tid, n);
-      simd::gemv_rows_f32(l.w_1.data(), l.b_1.data(), h_in, bf.f.data(), B, D, F, r0, r1);
+      l.ff1.gemv(h_in, bf.f.data(), B, D, F, r0, r1);
       for (int64_t b = 0; b < B; ++b)
         for (int64_t r = r0; r < r1; ++r) {
           float& v = bf.f[size_t(b * F + r)];
@@ -255,7 +288,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      simd::gemv_rows_f32(l.w_2.data(), l.b_2.data(), bf.f.data(), bf.g.data(), B, F, D, r0, r1);
+      l.ff2.gemv(bf.f.data(), bf.g.data(), B, F, D, r0, r1);
     }
     sync();
     if (pre_norm_)
@@ -273,7 +306,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     top = x_next;
   }
   const auto [r0, r1] = block(param_dim_, tid, n);
-  simd::gemv_rows_f32(head_w_.data(), head_b_.data(), top, params, B, D, param_dim_, r0, r1);
+  head_->gemv(top, params, B, D, param_dim_, r0, r1);
 }
 
 }  // namespace lintra::nn

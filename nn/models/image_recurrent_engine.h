@@ -18,6 +18,12 @@
 // timed side by side and the faster runs on (core/team_backoff.h): when another process holds a core,
 // the OS deschedules a team member and every barrier waits for it, so one thread wins.
 //
+// Weights: float32 (EngineWeights::f32), or rounded once to bfloat16 (EngineWeights::bf16; the default
+// when the process runs with matmul_precision bf16, core/matmul_precision.h): half the bytes streamed
+// per token, each weight widened exactly and multiplied and summed in float32 (simd::gemv_rows_bf16),
+// so the only change is each weight's rounding (relative 2^-8); activations, norms, attention state
+// and biases stay float32. Any CPU runs it (no bf16 instructions needed).
+//
 // Supported: float32 parameters on the CPU and an attention whose make_raw_step() gives a raw form
 // in every layer (causal-linear, softmax). unsupported_reason() says why a model is not;
 // generate_recurrent() falls back to ImageModel::step() then. Weights are copied at construction:
@@ -33,6 +39,11 @@
 
 namespace lintra::nn {
 
+enum class EngineWeights { f32, bf16 };
+// bf16 when matmul_precision() is bf16, else f32.
+EngineWeights default_engine_weights();
+const char* engine_weights_name(EngineWeights w);
+
 class ImageRecurrentEngine {
  public:
   // Empty when `model` can run here, else the reason (for messages and for the fallback).
@@ -40,7 +51,8 @@ class ImageRecurrentEngine {
 
   // `batch` sequences of up to `max_steps` tokens; threads ≤ 0: lintra's thread count, reduced to 1
   // for models too small for a team to pay off.
-  ImageRecurrentEngine(ImageModel& model, int64_t batch, int64_t max_steps, int threads = 0);
+  ImageRecurrentEngine(ImageModel& model, int64_t batch, int64_t max_steps, int threads = 0,
+                       EngineWeights weights = default_engine_weights());
   ~ImageRecurrentEngine();
   ImageRecurrentEngine(const ImageRecurrentEngine&) = delete;
   ImageRecurrentEngine& operator=(const ImageRecurrentEngine&) = delete;
@@ -53,16 +65,19 @@ class ImageRecurrentEngine {
   int64_t max_steps() const { return max_steps_; }
   int64_t param_dim() const { return param_dim_; }
   int threads() const { return threads_; }
+  EngineWeights weights() const { return weights_; }
   // How many probes found one thread faster than the team (core/team_backoff.h).
   int64_t team_backoffs() const { return backoff_.backoffs(); }
 
  private:
+  struct Packed;
   struct Layer;
   struct Buffers;
   void run(int tid, int n, const int64_t* pixels, int64_t position, float* params);
 
   int64_t batch_, max_steps_, d_model_, d_embed_, d_ff_, heads_, d_query_, d_value_, param_dim_;
   bool pre_norm_;
+  EngineWeights weights_;
   int threads_;
   TeamBackoff backoff_;
   int64_t next_position_ = 0;
@@ -71,7 +86,7 @@ class ImageRecurrentEngine {
   std::vector<Layer> layers_;
   std::vector<float> final_gamma_, final_beta_;  // empty without a final norm
   double final_eps_ = 0;
-  std::vector<float> head_w_, head_b_;
+  std::unique_ptr<Packed> head_;
   std::unique_ptr<Buffers> buf_;
 };
 

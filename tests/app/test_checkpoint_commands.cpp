@@ -69,3 +69,16 @@ TEST(AppCheckpointCommands, EvalOfARunWhoseLatestIsGoneUsesTheNewestComplete) {
   Result sample = run(kLintra + " sample " + dir + " -n 1");
   EXPECT_EQ(sample.status, 0) << sample.output;
 }
+
+// `eval --engine` scores image models on the compiled recurrent engine; any other model is a clear
+// error (exit 2), as is an unknown weight format.
+TEST(AppCheckpointCommands, EvalOnTheEngineRefusesModelsWithoutOne) {
+  TempDir t;
+  const std::string dir = trained_run(t);  // a copy-task model
+  Result ev = run(kLintra + " eval " + dir + " --batches 1 --engine bf16");
+  EXPECT_EQ(ev.status, 2) << ev.output;
+  EXPECT_THAT(ev.output, HasSubstr("--engine: only image models have the compiled recurrent engine, this is a CopyModel"));
+  Result bad = run(kLintra + " eval " + dir + " --engine f16");
+  EXPECT_NE(bad.status, 0) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--engine"));
+}

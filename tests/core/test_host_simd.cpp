@@ -7,6 +7,7 @@
 // the float64 one by at most about in·u·Σ|W·x| (u = 2^-24), checked per element with that bound.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -53,7 +54,48 @@ TEST_P(CoreHostSimd, GemvRowsMatchesItsDefinitionOnABlockOfRows) {
       }
 }
 
+// gemv_rows_bf16 is gemv_rows_f32 of the weights each rounded to bfloat16 (widening is exact and the
+// sums run in the same order), bit for bit, on every target.
+TEST_P(CoreHostSimd, GemvRowsBf16IsGemvRowsF32OfTheRoundedWeights) {
+  Generator gen(43);
+  const int64_t rows = 13;
+  for (int64_t in : {1, 5, 16, 31, 259})
+    for (int64_t B : {1, 2}) {
+      const std::vector<float> W = uniform(rows * in, gen), bias = uniform(rows, gen), x = uniform(B * in, gen);
+      std::vector<uint16_t> Wb(W.size());
+      std::vector<float> Wr(W.size());
+      for (size_t i = 0; i < W.size(); ++i) {
+        Wb[i] = simd::to_bf16(W[i]);
+        Wr[i] = simd::from_bf16(Wb[i]);
+      }
+      std::vector<float> got(size_t(B * rows), -1.0f), want(got.size(), -1.0f);
+      simd::gemv_rows_bf16(Wb.data(), bias.data(), x.data(), got.data(), B, in, rows, 2, rows);
+      simd::gemv_rows_f32(Wr.data(), bias.data(), x.data(), want.data(), B, in, rows, 2, rows);
+      EXPECT_EQ(got, want) << "in " << in << " B " << B;
+    }
+}
+
 LINTRA_ON_EVERY_SIMD_TARGET(CoreHostSimd);
+
+// to_bf16 rounds to nearest, ties to even, with relative error ≤ 2^-8; from_bf16 widens exactly;
+// infinities stay, NaN stays NaN.
+TEST(CoreBf16, RoundsToNearestEvenAndWidensExactly) {
+  EXPECT_EQ(simd::to_bf16(1.0f), 0x3f80);
+  EXPECT_EQ(simd::to_bf16(std::bit_cast<float>(0x3f808000u)), 0x3f80);  // tie, even below
+  EXPECT_EQ(simd::to_bf16(std::bit_cast<float>(0x3f818000u)), 0x3f82);  // tie, even above
+  EXPECT_EQ(simd::to_bf16(std::bit_cast<float>(0x3f808001u)), 0x3f81);  // past the tie
+  EXPECT_EQ(simd::to_bf16(-2.0f), 0xc000);
+  EXPECT_EQ(simd::from_bf16(simd::to_bf16(INFINITY)), INFINITY);
+  EXPECT_EQ(simd::from_bf16(simd::to_bf16(-INFINITY)), -INFINITY);
+  EXPECT_TRUE(std::isnan(simd::from_bf16(simd::to_bf16(NAN))));
+  EXPECT_TRUE(std::isnan(simd::from_bf16(simd::to_bf16(std::bit_cast<float>(0x7f800001u)))));  // signalling NaN
+  Generator gen(7);
+  for (float v : uniform(1000, gen)) {
+    const float r = simd::from_bf16(simd::to_bf16(v * 1e3f));
+    EXPECT_LE(std::abs(r - v * 1e3f), std::ldexp(std::abs(v * 1e3f), -8)) << v;
+    EXPECT_EQ(simd::to_bf16(r), simd::to_bf16(v * 1e3f));
+  }
+}
 
 }  // namespace
 }  // namespace lintra

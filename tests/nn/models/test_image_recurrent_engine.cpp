@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "core/host_simd.h"
+#include "nn/models/image_engine_score.h"
 #include "nn/models/image_generation.h"
 #include "nn/models/image_recurrent_engine.h"
 #include "tests/nn/nn_test_util.h"
@@ -76,6 +78,91 @@ TEST(NnImageRecurrentEngine, EveryStepEqualsTheModulesStep) {
             << c.attention << (c.pre_norm ? " pre-LN " : " post-LN ") << activation_name(c.activation)
             << (c.final_norm ? " final norm" : "") << " PE " << positional_mode_name(c.positional) << " B=" << B << " threads=" << threads;
       }
+}
+
+// Rounds a Linear's weight to bfloat16 in place (the bias stays float32, as the engine keeps it).
+void round_weight_to_bf16(const Linear& lin) {
+  Tensor w = lin.weight().data().contiguous();
+  float* p = w.data<float>();
+  for (int64_t i = 0; i < w.numel(); ++i) p[i] = simd::from_bf16(simd::to_bf16(p[i]));
+  Tensor shared = lin.weight().data();  // shares the parameter's storage
+  shared.copy_(w);
+}
+
+// bf16 weights change nothing but each weight's rounding: the bf16 engine equals, bit for bit, the
+// float32 engine of the same model with its product weights rounded to bf16 — at 1 and 2 threads, for
+// both raw attention steps — and stays within bf16's error of the float32 model.
+TEST(NnImageRecurrentEngine, Bf16WeightsEqualTheFloat32EngineOfTheRoundedWeights) {
+  for (const char* attention : {"causal-linear", "softmax"})
+    for (int threads : {1, 2}) {
+      ImageModel m(options({attention, false, Activation::gelu, true}), 9), rounded(options({attention, false, Activation::gelu, true}), 9);
+      m.eval();
+      rounded.eval();
+      NoGradGuard no_grad;
+      TransformerEncoder& enc = rounded.trunk().encoder();
+      for (int64_t i = 0; i < enc.n_layers(); ++i) {
+        AttentionLayer& a = enc.layer(i).attention();
+        for (const Linear* lin : {&a.query(), &a.key(), &a.value(), &a.out(), &enc.layer(i).feed_forward().linear1(),
+                                  &enc.layer(i).feed_forward().linear2()})
+          round_weight_to_bf16(*lin);
+      }
+      round_weight_to_bf16(rounded.head());
+      const int64_t B = 2, T = 16;
+      ImageRecurrentEngine bf16(m, B, T, threads, EngineWeights::bf16), f32_of_rounded(rounded, B, T, threads, EngineWeights::f32),
+          f32(m, B, T, threads, EngineWeights::f32);
+      EXPECT_EQ(bf16.weights(), EngineWeights::bf16);
+      std::vector<float> a(size_t(B * bf16.param_dim())), b(a.size()), c(a.size());
+      double worst = 0, scale = 0;
+      for (int64_t t = 0; t < T; ++t) {
+        const int64_t px[2] = {(29 * t + 3) % 256, (61 * t + 140) % 256};
+        bf16.step(px, t, a.data());
+        f32_of_rounded.step(px, t, b.data());
+        f32.step(px, t, c.data());
+        ASSERT_EQ(a, b) << attention << " threads " << threads << " step " << t;
+        for (size_t i = 0; i < a.size(); ++i) {
+          worst = std::max(worst, double(std::abs(a[i] - c[i])));
+          scale = std::max(scale, double(std::abs(c[i])));
+        }
+      }
+      // Rounding moves each weight by ≤ 2^-8 relative; through the layers the outputs move by a few
+      // times that, relative to their size — and by more than float32 rounding would.
+      EXPECT_GT(worst, 1e-6 * scale) << attention;
+      EXPECT_LT(worst, 0.05 * scale) << attention;
+    }
+}
+
+// Scored token by token on the engine, images get ImageModel::loss()'s NLL (float32 weights, within
+// float32 rounding); bf16 weights move it, by little; bad pixels are clear errors.
+TEST(NnImageRecurrentEngine, ScoringOnTheEngineGivesTheModelsLoss) {
+  for (const char* attention : {"causal-linear", "softmax"}) {
+    ImageModel m(options({attention, false, Activation::relu, true}), 11);
+    std::vector<int64_t> px(3 * 40);
+    for (size_t i = 0; i < px.size(); ++i) px[i] = int64_t((i * 97 + 13) % 256);
+    const Tensor images = Tensor::from_vector(px, {3, 40});
+    m.eval();
+    double want = 0;
+    {
+      NoGradGuard no_grad;
+      ModelBatch batch;
+      batch.inputs = images;
+      const MetricSums sums = m.loss(batch).sums;
+      want = sums.at("nll_sum");
+      EXPECT_EQ(sums.at("count"), 3 * 39);
+    }
+    m.train();
+    const MetricSums f32 = engine_nll_sums(m, images, EngineWeights::f32);
+    const MetricSums bf16 = engine_nll_sums(m, images, EngineWeights::bf16);
+    EXPECT_TRUE(m.is_training()) << "the training mode is restored";
+    EXPECT_EQ(f32.at("count"), 3 * 39);
+    EXPECT_NEAR(f32.at("nll_sum"), want, 1e-4 * std::abs(want)) << attention;
+    EXPECT_NE(bf16.at("nll_sum"), f32.at("nll_sum")) << attention;
+    EXPECT_NEAR(bf16.at("nll_sum"), want, 0.01 * std::abs(want)) << attention;
+  }
+  ImageModel m(options({"causal-linear", false, Activation::relu, true}), 1);
+  EXPECT_HAS(error_of([&] { engine_nll_sums(m, Tensor::from_vector(std::vector<int64_t>{1, 300}, {1, 2}), EngineWeights::f32); }),
+             "outside");
+  EXPECT_HAS(error_of([&] { engine_nll_sums(m, Tensor::from_vector(std::vector<int64_t>{1}, {1, 1}), EngineWeights::f32); }),
+             "L >= 2");
 }
 
 TEST(NnImageRecurrentEngine, PositionZeroRestartsTheSequences) {
