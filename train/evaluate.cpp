@@ -43,18 +43,33 @@ Device command_device(const Config& cfg, const std::string& requested, const std
   }
 }
 
-Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
-                          dist::Communicator& comm) {
-  NoGradGuard no_grad;
-  model.eval();
+namespace {
+
+// The split in order, in batches of min(batch_size, split size), without shuffling or prefetching.
+data::DataLoader evaluation_loader(const data::Dataset& split, int64_t batch_size) {
   data::LoaderOptions lo;
   lo.batch_size = std::min(batch_size, split.size());
   lo.shuffle = false;
   lo.prefetch = 0;
-  data::DataLoader loader(split, lo);
+  return data::DataLoader(split, lo);
+}
+
+// What will be evaluated: the first max_batches batches (0: all).
+Evaluation evaluation_extent(data::DataLoader& loader, int64_t max_batches) {
   Evaluation e;
-  e.batch_size = lo.batch_size;
+  e.batch_size = loader.options().batch_size;
   e.batches = max_batches > 0 ? std::min(max_batches, loader.batches_per_epoch()) : loader.batches_per_epoch();
+  return e;
+}
+
+}  // namespace
+
+Evaluation evaluate_model(nn::Model& model, const data::Dataset& split, int64_t batch_size, int64_t max_batches,
+                          dist::Communicator& comm) {
+  NoGradGuard no_grad;
+  model.eval();
+  data::DataLoader loader = evaluation_loader(split, batch_size);
+  Evaluation e = evaluation_extent(loader, max_batches);
   const Device device = model.device();
   nn::MetricSums sums;
   for (int64_t b = comm.rank(); b < e.batches; b += comm.size()) {
@@ -74,14 +89,8 @@ Evaluation evaluate_on_engine(nn::Model& model, const data::Dataset& split, int6
                model.type_name());
   const std::string why = nn::ImageRecurrentEngine::unsupported_reason(*image);
   LINTRA_CHECK(why.empty(), "--engine: the engine cannot run this model: {}", why);
-  data::LoaderOptions lo;
-  lo.batch_size = std::min(batch_size, split.size());
-  lo.shuffle = false;
-  lo.prefetch = 0;
-  data::DataLoader loader(split, lo);
-  Evaluation e;
-  e.batch_size = lo.batch_size;
-  e.batches = max_batches > 0 ? std::min(max_batches, loader.batches_per_epoch()) : loader.batches_per_epoch();
+  data::DataLoader loader = evaluation_loader(split, batch_size);
+  Evaluation e = evaluation_extent(loader, max_batches);
   nn::MetricSums sums;
   for (int64_t b = 0; b < e.batches; ++b)
     nn::accumulate_sums(sums, nn::engine_nll_sums(*image, to_model_batch(loader.next()).inputs, weights));
