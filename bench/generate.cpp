@@ -13,6 +13,7 @@
 
 #include "autograd/node.h"
 #include "core/device.h"
+#include "nn/inference_scope.h"
 #include "nn/models/image_generation.h"
 #include "nn/models/image_recurrent_engine.h"
 #include "bench/attention.h"
@@ -73,15 +74,6 @@ std::shared_ptr<nn::ImageModel> build_model(const Protocol& p, const GenerateBen
   return std::make_shared<nn::ImageModel>(t, o.seed, 10);
 }
 
-// Eval mode, no autograd, for the bench's own loops (generate_* set this up themselves).
-struct EvalScope {
-  explicit EvalScope(nn::ImageModel& m) : model(m), was_training(m.is_training()) { model.eval(); }
-  ~EvalScope() { model.train(was_training); }
-  nn::ImageModel& model;
-  bool was_training;
-  NoGradGuard no_grad;
-};
-
 // Best of 3 of the cost of pixel t under recomputation: the batch forward of an (n, t) prefix and
 // sampling from its last row.
 double recompute_pixel_seconds(nn::ImageModel& model, int64_t n, int64_t t, Generator& gen) {
@@ -100,7 +92,7 @@ double recompute_pixel_seconds(nn::ImageModel& model, int64_t n, int64_t t, Gene
 
 // Seconds to generate n images of L pixels by recomputation, integrated from P timed positions.
 double integrated_recompute_seconds(nn::ImageModel& model, int64_t n, int64_t L, int64_t P, Generator& gen) {
-  EvalScope scope(model);
+  nn::InferenceScope scope(model);
   std::vector<int64_t> at;
   for (int64_t i = 0; i < P; ++i) at.push_back(1 + int64_t(std::llround(double(i) * double(L - 2) / double(P - 1))));
   at.erase(std::unique(at.begin(), at.end()), at.end());
@@ -121,7 +113,7 @@ double integrated_recompute_seconds(nn::ImageModel& model, int64_t n, int64_t L,
 // the row generates), best of 3 per position; returns the means over the first and the last 10% of
 // positions, in ms.
 std::pair<double, double> token_profile(nn::ImageModel& model, int64_t L, const Protocol& p, Generator& gen) {
-  EvalScope scope(model);
+  nn::InferenceScope scope(model);
   std::vector<double> best(size_t(L - 1), std::numeric_limits<double>::infinity());
   std::unique_ptr<nn::ImageRecurrentEngine> engine;
   if (p.backend == nn::RecurrentBackend::engine)

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "autograd/node.h"
+#include "nn/inference_scope.h"
 #include "nn/losses/mixture_of_logistics.h"
 
 namespace lintra::nn {
@@ -14,12 +14,11 @@ MetricSums engine_nll_sums(ImageModel& model, const Tensor& images, EngineWeight
                images.defined() ? images.describe() : "undefined");
   check_pixel_values(images, ImageModel::kLevels, "engine_nll_sums");
   const int64_t B = images.size(0), L = images.size(1);
-  const bool was_training = model.is_training();
-  model.eval();
-  NoGradGuard no_grad;
+  InferenceScope scope(model);
   ImageRecurrentEngine engine(model, B, L - 1, 0, weights);
   const int64_t P = engine.param_dim();
-  const std::vector<int64_t> px = images.to(Device::cpu).contiguous().to_vector<int64_t>();
+  const Tensor host = images.to(Device::cpu).contiguous();
+  const std::vector<int64_t> px = host.to_vector<int64_t>();
   std::vector<float> params(size_t(B * (L - 1) * P)), step(size_t(B * P));
   std::vector<int64_t> column(static_cast<size_t>(B));
   for (int64_t t = 0; t + 1 < L; ++t) {
@@ -28,10 +27,9 @@ MetricSums engine_nll_sums(ImageModel& model, const Tensor& images, EngineWeight
     for (int64_t b = 0; b < B; ++b)
       std::copy_n(step.begin() + b * P, P, params.begin() + (b * (L - 1) + t) * P);
   }
-  const Tensor target = images.to(Device::cpu).narrow(1, 1, L - 1).contiguous();
+  const Tensor target = host.narrow(1, 1, L - 1).contiguous();
   const Var nll = mixture_of_logistics_nll(Var(Tensor::from_vector(params, {B, L - 1, P})), target, Reduction::none,
                                            model.loss_options());
-  model.train(was_training);
   double sum = 0;  // in double: B·(L − 1) terms
   for (float v : nll.data().to_vector<float>()) sum += double(v);
   return {{"nll_sum", sum}, {"count", double(B * (L - 1))}};

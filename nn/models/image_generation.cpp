@@ -2,26 +2,12 @@
 
 #include <vector>
 
-#include "autograd/node.h"
+#include "nn/inference_scope.h"
 #include "nn/models/image_recurrent_engine.h"
 
 namespace lintra::nn {
 
 namespace {
-
-// Eval mode and no autograd for the duration of a generation; the previous mode is restored.
-class GenerationScope {
- public:
-  explicit GenerationScope(ImageModel& model) : model_(model), was_training_(model.is_training()) { model_.eval(); }
-  ~GenerationScope() { model_.train(was_training_); }
-  GenerationScope(const GenerationScope&) = delete;
-  GenerationScope& operator=(const GenerationScope&) = delete;
-
- private:
-  ImageModel& model_;
-  bool was_training_;
-  NoGradGuard no_grad_;
-};
 
 // The pixel buffer int64 (n, length) on `device` (the model's), with the prefix (or a zero first pixel)
 // written in; returns the number of fixed leading pixels. Sampled columns are written into it by copy_.
@@ -54,7 +40,7 @@ Tensor generate_recurrent(ImageModel& model, int64_t n, int64_t length, Generato
                what);
   Tensor buf;
   const int64_t fixed = start_buffer(buf, n, length, prefix, model.device(), what);
-  GenerationScope scope(model);
+  InferenceScope scope(model);
   const std::string why_not = backend == RecurrentBackend::modules ? "modules asked for"
                                                                     : ImageRecurrentEngine::unsupported_reason(model);
   LINTRA_CHECK(backend != RecurrentBackend::engine || why_not.empty(), "{}: the engine cannot run this model: {}", what,
@@ -84,7 +70,7 @@ Tensor generate_recompute(ImageModel& model, int64_t n, int64_t length, Generato
   constexpr const char* what = "generate_recompute";
   Tensor buf;
   const int64_t fixed = start_buffer(buf, n, length, prefix, model.device(), what);
-  GenerationScope scope(model);
+  InferenceScope scope(model);
   for (int64_t t = fixed; t < length; ++t) {
     // The whole prefix 0 … t − 1 through the batch model; its last row predicts pixel t.
     Var params = model.mixture_params(buf.narrow(1, 0, t).contiguous());  // (n, t, 3K)

@@ -67,9 +67,9 @@ struct ImageRecurrentEngine::Packed {
   std::vector<float> bias;
 
   Packed() = default;
-  Packed(const std::vector<float>& w, std::vector<float> b, EngineWeights format) : bias(std::move(b)) {
+  Packed(std::vector<float> w, std::vector<float> b, EngineWeights format) : bias(std::move(b)) {
     if (format == EngineWeights::f32) {
-      f32 = w;
+      f32 = std::move(w);
       return;
     }
     bf16.resize(w.size());
@@ -130,7 +130,7 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
   LINTRA_CHECK(batch >= 1 && max_steps >= 1, "ImageRecurrentEngine: batch and max_steps must be positive, got {} and {}",
                batch, max_steps);
   NoGradGuard no_grad;
-  auto packed = [weights](const std::vector<float>& w, std::vector<float> b) { return Packed(w, std::move(b), weights); };
+  auto packed = [weights](std::vector<float> w, std::vector<float> b) { return Packed(std::move(w), std::move(b), weights); };
   auto packed_linear = [&](const Linear& lin) { return packed(host_floats(lin.weight()), host_floats(lin.bias())); };
   TokenTransformer& trunk = model.trunk();
   TransformerEncoder& enc = trunk.encoder();
@@ -160,7 +160,7 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
       append(w_qkv, host_floats(p->weight()));
       append(b_qkv, host_floats(p->bias()));
     }
-    l.qkv = packed(w_qkv, b_qkv);
+    l.qkv = packed(std::move(w_qkv), std::move(b_qkv));
     l.o = packed_linear(a.out());
     const FeedForward& ff = src.feed_forward();
     l.ff1 = packed_linear(ff.linear1());
