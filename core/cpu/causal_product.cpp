@@ -19,7 +19,7 @@
 // The paper's loop keeps S in memory and so streams the whole E × M state through the load/store
 // units twice per row. Here X is cut into register tiles of R rows × W vectors (16 × 1 or 8 × 2 with
 // AVX-512's 32 registers, 8 × 1 or 4 × 2 with 16): a tile stays in registers while it sweeps a
-// segment of kSegment rows (cpu/causal_sweep.h), and per row it takes W vector loads of b_t, 2·R
+// segment of 8, 16 or 32 rows (cpu/causal_sweep.h, Note [segment length]), and per row it takes W vector loads of b_t, 2·R
 // broadcasts of a_t and c_t and W loads and stores of o_t for 2·R·W FMAs, every one on a full
 // vector — the loop runs at the FMA peak while the segment sits in L1. The tiles of one segment run
 // one after another (the state goes to scratch between segments), tiles of rows after the first add
@@ -52,7 +52,10 @@
 #ifndef LINTRA_CORE_CPU_CAUSAL_PRODUCT_ONCE_
 #define LINTRA_CORE_CPU_CAUSAL_PRODUCT_ONCE_
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "core/kernels.h"
@@ -142,7 +145,7 @@ class Scratch {
 // pass), each with its state and a segment of a, b, c and o, at the widest padding of any target.
 template <typename T> size_t scratch_bytes(int64_t E, int64_t M) {
   const int64_t A = round_up(std::max(E, M), kMaxTileRows), L = round_up(std::max(E, M), kMaxTileWidth);
-  const int64_t per_sweep = A * L + kSegment * (2 * A + 2 * L);
+  const int64_t per_sweep = A * L + kMaxSegment * (2 * A + 2 * L);
   return size_t(2 * per_sweep) * sizeof(T) + 16 * 64;
 }
 
@@ -228,10 +231,10 @@ template <typename T> SweepState<T> sweep_state(const Sweep<T>& s, Scratch& scra
   st.Lp = vectors * lanes;
   st.x = scratch.take<T>(st.Ap * st.Lp);
   std::fill(st.x, st.x + st.Ap * st.Lp, T(0));
-  st.a = scratch.take<T>(kSegment * st.Ap);
-  st.c = scratch.take<T>(kSegment * st.Ap);
-  st.b = scratch.take<T>(kSegment * st.Lp);
-  st.o = scratch.take<T>(kSegment * st.Lp);
+  st.a = scratch.take<T>(kMaxSegment * st.Ap);
+  st.c = scratch.take<T>(kMaxSegment * st.Ap);
+  st.b = scratch.take<T>(kMaxSegment * st.Lp);
+  st.o = scratch.take<T>(kMaxSegment * st.Lp);
   return st;
 }
 
@@ -258,15 +261,36 @@ void sweep_segment(const SweepState<T>& st, Block<T> a, Block<T> b, Block<T> c, 
     }
 }
 
+// The segment length of a pass (Note [segment length]): the distinct rows its sweeps read (the
+// backward's second pass reads q and g twice) and write, and their states.
+template <typename T> int64_t pass_segment_rows(const SweepState<T>* st, int count) {
+  if (const int64_t forced = forced_segment_rows(); forced > 0) return forced;
+  static const int64_t l1d = l1d_bytes();
+  std::vector<const T*> inputs;
+  int64_t row_elems = 0, state_elems = 0;
+  for (int i = 0; i < count; ++i) {
+    const Sweep<T>& s = st[i].s;
+    for (const Slice<T>* in : {&s.a, &s.b, &s.c})
+      if (std::ranges::find(inputs, in->p) == inputs.end()) {
+        inputs.push_back(in->p);
+        row_elems += in->X;
+      }
+    row_elems += s.b.X;  // o_t
+    state_elems += st[i].Ap * st[i].Lp;
+  }
+  return segment_rows(row_elems * int64_t(sizeof(T)), state_elems * int64_t(sizeof(T)), l1d);
+}
+
 // Runs `count` sweeps over the N rows of a task side by side, segment by segment (so sweeps that
 // read the same rows find them in L1), ascending or descending.
 template <typename T> void run_sweeps(const Sweep<T>* sweeps, int count, int64_t N, bool descending, Scratch& scratch) {
   scratch.reset();
   SweepState<T> st[2];
   for (int i = 0; i < count; ++i) st[i] = sweep_state(sweeps[i], scratch);
-  const int64_t segments = (N + kSegment - 1) / kSegment;
+  const int64_t seg = pass_segment_rows(st, count);
+  const int64_t segments = (N + seg - 1) / seg;
   for (int64_t j = 0; j < segments; ++j) {
-    const int64_t t0 = (descending ? segments - 1 - j : j) * kSegment, n = std::min(kSegment, N - t0);
+    const int64_t t0 = (descending ? segments - 1 - j : j) * seg, n = std::min(seg, N - t0);
     for (int i = 0; i < count; ++i) {
       const SweepState<T>& s = st[i];
       const Block<T> a = block_of(s.s.a, t0, n, s.Ap, s.a), b = block_of(s.s.b, t0, n, s.Lp, s.b),
@@ -311,6 +335,33 @@ HWY_AFTER_NAMESPACE();
 // --- the kernels: dispatch per (b, h) task -----------------------------------------------------------
 #if HWY_ONCE
 namespace lintra::kernels::cpu {
+
+namespace causal {
+
+namespace {
+std::atomic<int64_t> forced_rows{0};
+}  // namespace
+
+int64_t segment_rows(int64_t row_bytes, int64_t state_bytes, int64_t l1d_bytes) {
+  for (int64_t rows : kSegmentChoices)
+    if (rows * row_bytes + state_bytes <= l1d_bytes / 2) return rows;
+  return kSegmentChoices[std::size(kSegmentChoices) - 1];
+}
+
+int64_t l1d_bytes() {
+  const long bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+  return bytes > 0 ? int64_t(bytes) : int64_t(32) << 10;
+}
+
+void force_segment_rows(int64_t rows) {
+  LINTRA_CHECK(rows == 0 || std::ranges::find(kSegmentChoices, rows) != std::end(kSegmentChoices),
+               "causal product: segment length {} is not one of 32, 16, 8 (or 0 to choose)", rows);
+  forced_rows.store(rows);
+}
+
+int64_t forced_segment_rows() { return forced_rows.load(std::memory_order_relaxed); }
+
+}  // namespace causal
 
 HWY_EXPORT(ForwardHeadF32);
 HWY_EXPORT(ForwardHeadF64);

@@ -10,8 +10,9 @@
 // (10, 10, 1000, 32, 64) streams 270 MB per call from memory; (1, 8, 1000, 32, 64) fits in L2/L3;
 // (10, 8, 784, 32, 32) and (4, 8, 3072, 32, 32) are the paper's MNIST and CIFAR-10 layers.
 //
-// Run: build/experiments/kernels/causal_sweeps [TARGET] (AVX3, AVX2, SSE4, …; default the best),
-// under the machine lock; OMP_NUM_THREADS sets the threads.
+// Run: build/experiments/kernels/causal_sweeps [TARGET [SEGMENT]] (AVX3, AVX2, SSE4, …; default the
+// best; SEGMENT forces 32, 16 or 8 rows, default the kernels' choice), under the machine lock;
+// OMP_NUM_THREADS sets the threads.
 #include <cblas.h>
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/causal_sweep.h"
 #include "core/kernels.h"
 #include "core/rng.h"
 #include "core/simd.h"
@@ -78,9 +80,15 @@ void run(const Shape& s, double sgemm) {
 
 int main(int argc, char** argv) {
   if (argc > 1) lintra::force_simd_target(argv[1]);  // throws on a target this CPU does not run
+  if (argc > 2) lintra::kernels::cpu::causal::force_segment_rows(std::atoll(argv[2]));  // 32, 16 or 8
   const double sgemm = sgemm_gflops();
-  fmt::print("causal_sweeps — {} threads, SIMD target {}, cblas_sgemm 1024³ {:.1f} GFLOP/s\n", lintra::num_threads(),
-             lintra::simd_target(), sgemm);
+  namespace causal = lintra::kernels::cpu::causal;
+  const int64_t forced = causal::forced_segment_rows();
+  fmt::print("causal_sweeps — {} threads, SIMD target {}, segments {}, cblas_sgemm 1024³ {:.1f} GFLOP/s\n",
+             lintra::num_threads(), lintra::simd_target(),
+             forced > 0 ? fmt::format("of {} rows (forced)", forced)
+                        : fmt::format("chosen from L1d {} KiB", causal::l1d_bytes() / 1024),
+             sgemm);
   for (const Shape& s : {Shape{10, 10, 1000, 32, 64}, Shape{1, 8, 1000, 32, 64}, Shape{10, 8, 784, 32, 32},
                          Shape{4, 8, 3072, 32, 32}})
     run(s, sgemm);

@@ -1,8 +1,8 @@
 // test_causal_product.cpp — invariant: the causal product kernels (forward and the constant-memory
 // backward, state sweeps) equal the masked quadratic form computed by plain float64 loops
 // (core/reference/causal_product.cpp), for sequence lengths on both sides of the segment boundaries
-// (N = 1, 7, S − 1, S, S + 1, 2S − 1, 2S + 1, 3S + 1, 4S + 2 with segments of S rows,
-// cpu/causal_sweep.h), widths that fill whole register tiles of 1 or 2 vectors (read and written in
+// (N = 1, 7, S − 1, S, S + 1, 2S − 1, 2S + 1, 3S + 1, 4S + 2 with segments of S rows, each length S
+// the kernel chooses from, cpu/causal_sweep.h), the same bits whatever the segment length, widths that fill whole register tiles of 1 or 2 vectors (read and written in
 // place) and widths that do not (zero-padded copies), E ≠ M, every memory layout of every input, any
 // thread count, and a sequence of many segments.
 //
@@ -14,6 +14,8 @@
 //
 // Every case runs once per SIMD target (tests/core/simd_targets.h): CoreCausalProduct.<Case>/AVX2, …
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "core/cpu/causal_sweep.h"
 #include "core/kernels.h"
@@ -91,24 +93,65 @@ struct Widths {
 // Padded copies (5, 7), in-place rows (32, 64: tiles of 2 vectors wherever the lanes allow), mixed
 // (33 and 17 padded; 16 and 48 in place, in tiles of 1 vector with 16 lanes), and E > M.
 const std::vector<Widths> kWidths = {{2, 3, 5, 7}, {1, 2, 32, 64}, {2, 1, 33, 17}, {1, 1, 16, 48}, {1, 2, 64, 16}};
-constexpr int64_t kS = kernels::cpu::causal::kSegment;
-const std::vector<int64_t> kLengths = {1, 7, kS - 1, kS, kS + 1, 2 * kS - 1, 2 * kS + 1, 3 * kS + 1, 4 * kS + 2};
+namespace causal = kernels::cpu::causal;
+
+std::vector<int64_t> lengths_around(int64_t S) { return {1, 7, S - 1, S, S + 1, 2 * S - 1, 2 * S + 1, 3 * S + 1, 4 * S + 2}; }
+
+// Forces the kernels' segment length for a scope (0: the kernels choose).
+class ForcedSegment {
+ public:
+  explicit ForcedSegment(int64_t rows) { causal::force_segment_rows(rows); }
+  ~ForcedSegment() { causal::force_segment_rows(0); }
+  ForcedSegment(const ForcedSegment&) = delete;
+  ForcedSegment& operator=(const ForcedSegment&) = delete;
+};
 
 class CoreCausalProduct : public testing::SimdTargetTest {};
 LINTRA_ON_EVERY_SIMD_TARGET(CoreCausalProduct);
 
 TEST_P(CoreCausalProduct, MatchesReferenceAcrossSegmentBoundaries) {
   Generator gen(71);
-  for (DType dt : {DType::f32, DType::f64})
-    for (const Widths& w : kWidths)
-      for (int64_t N : kLengths) {
-        Tensor q = Tensor::uniform({w.B, w.H, N, w.E}, gen, -1, 1, dt);
-        Tensor k = Tensor::uniform({w.B, w.H, N, w.E}, gen, -1, 1, dt);
-        Tensor v = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1, dt);
-        Tensor g = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1, dt);
-        expect_matches_reference(q, k, v, g, fmt::format("{} B={} H={} N={} E={} M={}", dtype_name(dt), w.B, w.H,
-                                                         N, w.E, w.M));
+  for (int64_t S : causal::kSegmentChoices) {
+    const ForcedSegment forced(S);
+    for (DType dt : {DType::f32, DType::f64})
+      for (const Widths& w : kWidths)
+        for (int64_t N : lengths_around(S)) {
+          Tensor q = Tensor::uniform({w.B, w.H, N, w.E}, gen, -1, 1, dt);
+          Tensor k = Tensor::uniform({w.B, w.H, N, w.E}, gen, -1, 1, dt);
+          Tensor v = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1, dt);
+          Tensor g = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1, dt);
+          expect_matches_reference(q, k, v, g, fmt::format("S={} {} B={} H={} N={} E={} M={}", S, dtype_name(dt), w.B,
+                                                           w.H, N, w.E, w.M));
+        }
+  }
+}
+
+TEST_P(CoreCausalProduct, SegmentLengthChangesNoBit) {
+  // The state passes between segments through scratch unrounded, and every o_t sums its tiles in the
+  // same order: forward and backward are the same bits for every length the kernels choose from.
+  Generator gen(78);
+  for (const Widths& w : {Widths{2, 2, 32, 64}, Widths{1, 2, 33, 17}}) {
+    const int64_t N = 101;
+    Tensor q = Tensor::uniform({w.B, w.H, N, w.E}, gen, -1, 1), k = Tensor::uniform({w.B, w.H, N, w.E}, gen, -1, 1);
+    Tensor v = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1), g = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1);
+    std::optional<Tensor> out0;
+    std::optional<reference::CausalProductGrads> grads0;
+    for (int64_t S : causal::kSegmentChoices) {
+      SCOPED_TRACE(fmt::format("S={} E={} M={}", S, w.E, w.M));
+      const ForcedSegment forced(S);
+      Tensor out = run_forward(q, k, v);
+      reference::CausalProductGrads grads = run_backward(q, k, v, g);
+      if (!out0) {
+        out0 = out;
+        grads0 = grads;
+        continue;
       }
+      EXPECT_TRUE(testing::equal_to(out, *out0));
+      EXPECT_TRUE(testing::equal_to(grads.gq, grads0->gq));
+      EXPECT_TRUE(testing::equal_to(grads.gk, grads0->gk));
+      EXPECT_TRUE(testing::equal_to(grads.gv, grads0->gv));
+    }
+  }
 }
 
 TEST_P(CoreCausalProduct, PositiveFeaturesHaveSmallElementwiseRelativeError) {
@@ -188,8 +231,10 @@ TEST_P(CoreCausalProduct, LongSequencesCarryTheStateAcrossManySegments) {
   // 40 segments and a partial one: the state goes to scratch and back between every two; narrow E
   // and M keep the oracle cheap.
   Generator gen(77);
+  const int64_t S = causal::kSegmentChoices[0];  // the longest: the fewest rows per boundary
   for (DType dt : {DType::f32, DType::f64}) {
-    const int64_t N = 40 * kS + 3;
+    const ForcedSegment forced(S);
+    const int64_t N = 40 * S + 3;
     Tensor q = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt), k = Tensor::uniform({1, 1, N, 2}, gen, -1, 1, dt);
     Tensor v = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt), g = Tensor::uniform({1, 1, N, 3}, gen, -1, 1, dt);
     expect_matches_reference(q, k, v, g, fmt::format("{} N={}", dtype_name(dt), N));
@@ -205,6 +250,26 @@ TEST_P(CoreCausalProduct, EmptySizes) {
       Tensor v = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1), g = Tensor::uniform({w.B, w.H, N, w.M}, gen, -1, 1);
       expect_matches_reference(q, k, v, g, fmt::format("B={} N={} E={} M={}", w.B, N, w.E, w.M));
     }
+}
+
+// Not per target: the choice of Note [segment length] as a function of bytes per row and L1d.
+TEST(CoreCausalSegment, LongestSegmentWithinHalfOfL1) {
+  // Float32, E = M = 32: a sweep's rows are 4 × 128 bytes and its state 4 KiB; the backward's
+  // second pass reads and writes 6 distinct rows of 128 bytes and keeps two states.
+  const int64_t kib = 1024;
+  EXPECT_EQ(causal::segment_rows(512, 4 * kib, 32 * kib), 16);  // forward, 32 KiB L1d (12 KiB of 16)
+  EXPECT_EQ(causal::segment_rows(768, 8 * kib, 32 * kib), 8);   // second pass, and the bench's forward (E = 32, M = 64)
+  EXPECT_EQ(causal::segment_rows(512, 4 * kib, 48 * kib), 32);  // forward, 48 KiB L1d (20 KiB of 24)
+  EXPECT_EQ(causal::segment_rows(768, 8 * kib, 48 * kib), 16);
+  EXPECT_EQ(causal::segment_rows(256, 0, 16 * kib), 32);         // exactly half
+  EXPECT_EQ(causal::segment_rows(257, 0, 16 * kib), 16);
+  EXPECT_EQ(causal::segment_rows(1 << 20, 0, 32 * kib), 8);      // none fits: the shortest
+  EXPECT_GT(causal::l1d_bytes(), 0);
+}
+
+TEST(CoreCausalSegment, ForcingAnotherLengthIsAnError) {
+  EXPECT_THROW(causal::force_segment_rows(12), Error);
+  EXPECT_EQ(causal::forced_segment_rows(), 0);
 }
 
 }  // namespace
