@@ -40,6 +40,7 @@ inline Var sigmoid(const Var& x) { return unary<op::Sigmoid>(x); }
 inline Var log_sigmoid(const Var& x) { return unary<op::LogSigmoid>(x); }  // log σ(x), finite for any finite x
 inline Var relu(const Var& x) { return unary<op::Relu>(x); }
 inline Var elu(const Var& x, double alpha = 1.0) { return unary<op::Elu>(x, alpha); }
+inline Var elu_feature(const Var& x) { return unary<op::EluFeature>(x); }  // elu(x) + 1, one pass
 inline Var gelu(const Var& x) { return unary<op::Gelu>(x); }  // exact (erf) form
 inline Var softplus(const Var& x) { return unary<op::Softplus>(x); }
 inline Var pow(const Var& x, double p) { return unary<op::PowScalar>(x, p); }  // x^p

@@ -48,6 +48,7 @@ inline Tensor softplus(const Tensor& x) { return unary<op::Softplus>(x); }
 inline Tensor sign(const Tensor& x) { return unary<op::Sign>(x); }
 inline Tensor reciprocal(const Tensor& x) { return unary<op::Reciprocal>(x); }
 inline Tensor elu(const Tensor& x, double alpha = 1.0) { return unary<op::Elu>(x, alpha); }
+inline Tensor elu_feature(const Tensor& x) { return unary<op::EluFeature>(x); }  // elu(x) + 1
 inline Tensor pow(const Tensor& x, double p) { return unary<op::PowScalar>(x, p); }
 Tensor clamp(const Tensor& x, double low, double high);
 inline Tensor add(const Tensor& x, double s) { return unary<op::AddScalar>(x, s); }

@@ -225,6 +225,20 @@ struct Elu {
   static double reference_backward(double g, double x, double alpha) { return x > 0 ? g : g * alpha * std::exp(x); }
 };
 
+// φ(x) = elu(x) + 1 (α = 1), linear attention's feature map (PAPER.md §3 eq 7) in one pass: x + 1 for
+// x > 0, (eˣ − 1) + 1 otherwise — the same float expression as elu then add 1, so the same bits.
+// dφ = g for x > 0, g·eˣ = g·φ otherwise; φ > 1 exactly when x > 0 (x + 1 rounded is ≥ 1, and the
+// x where it rounds to 1 give g either way), so the backward reads φ alone: g·min(φ, 1), written
+// φ > 1 ? g : g·φ (NaN in φ gives NaN).
+struct EluFeature {
+  static constexpr const char* name = "elu_feature";
+  template <class T> LINTRA_HD static T fast(T x) { return scalar::elu<T>(x, T(1)) + T(1); }
+  static double reference(double x) { return x > 0 ? x + 1 : std::exp(x); }
+  static constexpr Saves saves = Saves::y;
+  template <class T> LINTRA_HD static T backward(T g, T, T y) { return y > T(1) ? g : g * y; }
+  static double reference_backward(double g, double x) { return x > 0 ? g : g * std::exp(x); }
+};
+
 // x^p; d = g·p·x^(p−1).
 struct PowScalar {
   static constexpr const char* name = "pow_scalar";
@@ -302,7 +316,7 @@ struct LogSigmoid {
 };
 
 using UnaryOps = OpList<Neg, Exp, Log, Log1p, Sqrt, Rsqrt, Abs, Square, Tanh, Sigmoid, Relu, Gelu, Softplus, Sign,
-                        Reciprocal, Elu, PowScalar, Clamp, AddScalar, MulScalar, RsubScalar, LogSigmoid>;
+                        Reciprocal, Elu, EluFeature, PowScalar, Clamp, AddScalar, MulScalar, RsubScalar, LogSigmoid>;
 
 }  // namespace lintra::op
 

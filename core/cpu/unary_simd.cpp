@@ -3,7 +3,7 @@
 //
 // An op gets a vector form here only where it pays: where its scalar formula calls libm (log, tanh,
 // softplus and log σ: log1p, exp), which GCC does not vectorise, or an exp that GCC vectorises only
-// for the build's baseline ISA (exp, σ, elu, and the σ of softplus' and log σ's backward: SSE2 in
+// for the build's baseline ISA (exp, σ, elu, elu_feature, and the σ of softplus' and log σ's backward: SSE2 in
 // the portable build), or erf (gelu and its backward). Each form computes the same expression as
 // the op's `fast` / `backward`, with eˣ by scalar_ops.h's own exp_f32 steps (≈ 2 ulp), log, log1p
 // and tanh from Highway's contrib math (4, 2 and 4 ulp) and Φ by cpu/vec_math-inl.h normal_cdf_v
@@ -12,7 +12,7 @@
 //   tanh       tanh x                               sigmoid    1 / (1 + e^{−x})
 //   softplus   max(x, 0) + log1p(e^{−|x|})          d: g·σ(x)
 //   log_sigmoid min(x, 0) − log1p(e^{−|x|})         d: g·σ(−x)
-//   elu        x > 0 ? x : α(eˣ − 1)
+//   elu        x > 0 ? x : α(eˣ − 1)           elu_feature  x > 0 ? x + 1 : (eˣ − 1) + 1
 //   gelu       x·Φ(x), Φ(x) = ½·erfc(−x/√2)           d: g·(Φ(x) + x·e^{−x²/2}/√(2π))
 // Every other op, other dtypes and strided or broadcast operands take the scalar loops of
 // cpu/elementwise.cpp (and the scalar formula stays the CUDA kernels' and the float64 oracle's
@@ -79,6 +79,13 @@ template <> struct VecForm<op::LogSigmoid> {
 template <> struct VecForm<op::Elu> {
   static V fast(D d, V x, V alpha, V) {
     return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), x, hn::Mul(alpha, hn::Sub(exp_bounded(d, x), hn::Set(d, 1.0f))));
+  }
+};
+
+template <> struct VecForm<op::EluFeature> {  // (eˣ − 1) + 1 as the scalar formula, for the same bits
+  static V fast(D d, V x, V, V) {
+    const V one = hn::Set(d, 1.0f);
+    return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Add(x, one), hn::Add(hn::Sub(exp_bounded(d, x), one), one));
   }
 };
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "autograd/functional.h"
-#include "core/scalar_ops.h"
+#include "core/unary_ops.h"
 #include "nn/attention/feature_maps.h"
 #include "nn/attention/registry.h"
 
@@ -39,8 +39,8 @@ Var causal_numerator(const Var& phi_q, const Var& phi_k, const Var& v) { return 
 
 namespace {
 
-// φ(x) = elu(x) + 1 in float32, as elu_feature_map() computes it.
-inline float phi(float x) { return scalar::elu(x, 1.0f) + 1.0f; }
+// φ(x) = elu(x) + 1 in float32: the formula elu_feature_map() runs (op::EluFeature).
+inline float phi(float x) { return op::EluFeature::fast(x); }
 
 // The recurrent form on raw buffers: S (B, H, E, M) and Z (B, H, E) per sequence and head.
 class CausalLinearRawStep : public RawRecurrentStep {

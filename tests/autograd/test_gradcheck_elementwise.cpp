@@ -105,6 +105,7 @@ const std::vector<OpCase> kOps = {
     {unary_op<op::Gelu>, -3, 3},
     {unary_op<op::Softplus>, -3, 3},
     {unary_op<op::Elu>, -2, 2, 0.7, 0, {0}},
+    {unary_op<op::EluFeature>, -2, 2, 0, 0, {0}},
     {unary_op<op::PowScalar>, 0.2, 3, 2.5},
     {unary_op<op::Clamp>, -2, 2, -0.5, 0.7, {-0.5, 0.7}},
     {unary_op<op::AddScalar>, -2, 2, 0.75},

@@ -81,6 +81,7 @@ const std::vector<UnaryCase> kUnary = {
     {unary_op<op::Sign>, -3, 3},
     {unary_op<op::Reciprocal>, 0.1, 5},
     {unary_op<op::Elu>, -4, 3, 1.3},
+    {unary_op<op::EluFeature>, -4, 3},
     {unary_op<op::PowScalar>, -3, 3, 2.0},    // special-cased as x·x (backward: x^1)
     {unary_op<op::PowScalar>, 0.01, 9, 0.5},  // special-cased as √x
     {unary_op<op::PowScalar>, -3, 3, 3.0},    // backward special-cased as x·x
@@ -186,7 +187,7 @@ class CoreElementwiseSimd : public testing::SimdTargetTest {};
 
 const std::vector<UnaryOp> kVectorForward = {unary_op<op::Exp>,      unary_op<op::Log>,        unary_op<op::Tanh>,
                                              unary_op<op::Sigmoid>,  unary_op<op::Softplus>,   unary_op<op::LogSigmoid>,
-                                             unary_op<op::Elu>,      unary_op<op::Gelu>};
+                                             unary_op<op::Elu>,      unary_op<op::EluFeature>, unary_op<op::Gelu>};
 const std::vector<UnaryOp> kVectorBackward = {unary_op<op::Softplus>, unary_op<op::LogSigmoid>, unary_op<op::Gelu>};
 
 TEST_P(CoreElementwiseSimd, TranscendentalOpsHaveVectorForms) {
