@@ -125,6 +125,10 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, double eps = 1e-
 // Inverted dropout: zeroes each element with probability p and scales the rest by 1/(1 − p);
 // identity when !training or p == 0. The mask is drawn from gen.
 Var dropout(const Var& x, double p, Generator& gen, bool training);
+// dropout(relu(x)) and residual + dropout(x), each in one pass with the same mask and the same bits as
+// the ops one after another (float32; other dtypes and !training take the composed form).
+Var relu_dropout(const Var& x, double p, Generator& gen, bool training);
+Var dropout_add(const Var& residual, const Var& x, double p, Generator& gen, bool training);
 enum class Reduction { mean, sum, none };
 // Cross entropy of logits (…, C) against int64 targets (…); targets equal to ignore_index
 // contribute nothing, and `mean` divides by the number of the others.

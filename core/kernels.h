@@ -138,12 +138,17 @@ struct KernelTable {
   Kernel<void(Tensor& out, Generator& gen, double low, double high)> uniform;
   Kernel<void(Tensor& out, Generator& gen, double mean, double std)> normal;
   // dropout in one pass, the same call for the forward (on x) and the backward (on its gradient):
-  // out_i = x_i · (u_i < keep ? scale : 0) for float32 x (any strides) → out (x's shape, contiguous),
+  // d_i = x_i · (u_i < keep ? scale : 0) for float32 x (any strides) → out (x's shape, contiguous),
   // u_i the element i of the float32 uniform fill of [0, 1) from Philox block `first` of (stream, seed)
   // (what `uniform` writes there), compared and multiplied in float32: bit for bit
-  // x · (bernoulli(keep) · scale) as three ops would give it, without a mask in memory. O(n): one read,
-  // one write and 2.5 Philox multiplies per element (cpu/random.cpp, cuda/random.cu).
-  Kernel<void(const Tensor& x, uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale, Tensor& out)>
+  // x · (bernoulli(keep) · scale) as three ops would give it, without a mask in memory. Two optional
+  // float32 operands of x's shape (undefined: absent) fuse the ops around a dropout: gate_i > 0 ? d_i
+  // : 0 (dropout after relu: the gate is relu's input, in the forward and in the backward), then
+  // residual_i + d_i (a residual connection) — bit for bit relu, dropout and add one after another.
+  // O(n): one read of each operand, one write and 2.5 Philox multiplies per element (cpu/random.cpp,
+  // cuda/random.cu).
+  Kernel<void(const Tensor& x, const Tensor& gate, const Tensor& residual, uint64_t first, uint64_t stream,
+              uint64_t seed, float keep, float scale, Tensor& out)>
       dropout;
   // causal linear product (the numerator of causal linear attention; PAPER.md §3):
   // out_i = Σ_{j≤i} (q_i·k_j) v_j for q, k (B, H, N, E), v (B, H, N, M) → out (B, H, N, M); any strides.

@@ -564,13 +564,19 @@ DropoutMask draw_dropout_mask(Generator& gen, int64_t n, double keep) {
   return {n, first, gen.state().stream, gen.state().seed, float(keep), float(1.0 / keep)};
 }
 
-Tensor apply_dropout(const Tensor& x, const DropoutMask& mask) {
+Tensor apply_dropout(const Tensor& x, const DropoutMask& mask, const Tensor& gate, const Tensor& residual) {
   check_defined(x, "apply_dropout");
   LINTRA_CHECK(x.dtype() == DType::f32, "apply_dropout: expected float32, got {}", x.dtype());
   LINTRA_CHECK(x.numel() == mask.n, "apply_dropout: the mask was drawn for {} elements, {} has {}", mask.n,
                shape_str(x.shape()), x.numel());
+  for (const auto& [t, what] : {std::pair<const Tensor&, const char*>{gate, "gate"}, {residual, "residual"}}) {
+    if (!t.defined()) continue;
+    LINTRA_CHECK(t.dtype() == DType::f32 && t.shape() == x.shape(),
+                 "apply_dropout: the {} must be float32 of x's shape {}, got {}", what, shape_str(x.shape()),
+                 t.describe());
+  }
   Tensor out = Tensor::empty(x.shape(), DType::f32, x.device());
-  kernels::on(out).dropout(x, mask.first, mask.stream, mask.seed, mask.keep, mask.scale, out);
+  kernels::on(out).dropout(x, gate, residual, mask.first, mask.stream, mask.seed, mask.keep, mask.scale, out);
   return out;
 }
 

@@ -156,7 +156,10 @@ struct DropoutMask {
   float keep = 1, scale = 1;
 };
 DropoutMask draw_dropout_mask(Generator& gen, int64_t n, double keep);
-Tensor apply_dropout(const Tensor& x, const DropoutMask& mask);
+// gate, residual (float32, x's shape; undefined: absent): zero where gate ≤ 0 (relu before the
+// dropout), then add residual (kernels.h `dropout`).
+Tensor apply_dropout(const Tensor& x, const DropoutMask& mask, const Tensor& gate = Tensor(),
+                     const Tensor& residual = Tensor());
 // Drawn on the host (Generator::randint, randperm) and copied to `device`.
 Tensor randint(const Shape& shape, int64_t low, int64_t high, Generator& gen, Device device = Device::cpu);  // i64
 Tensor randperm(int64_t n, Generator& gen, Device device = Device::cpu);                                      // i64

@@ -13,6 +13,10 @@ Dropout::Dropout(double p, Generator gen) : p_(p), gen_(gen) {
 
 Var Dropout::forward(const Var& x) { return dropout(x, p_, gen_, is_training()); }
 
+Var Dropout::after_relu(const Var& x) { return relu_dropout(x, p_, gen_, is_training()); }
+
+Var Dropout::add_to(const Var& residual, const Var& x) { return dropout_add(residual, x, p_, gen_, is_training()); }
+
 std::string Dropout::extra_repr() const { return fmt::format("p={:g}", p_); }
 
 }  // namespace lintra::nn

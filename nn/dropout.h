@@ -13,6 +13,9 @@ class Dropout : public Module {
 
   Var forward(const Var& x);  // draws a mask from the generator when training and p > 0
   Var operator()(const Var& x) { return forward(x); }
+  // The same draw fused with the op before or after it (one pass, the same bits as the two ops):
+  Var after_relu(const Var& x);                           // forward(relu(x))
+  Var add_to(const Var& residual, const Var& x);          // residual + forward(x)
 
   double p() const { return p_; }
   Generator& generator() { return gen_; }

@@ -39,12 +39,13 @@ TransformerEncoderLayer::TransformerEncoderLayer(const TransformerOptions& optio
 
 template <typename Attend>
 Var TransformerEncoderLayer::apply(const Var& x, Attend&& attend) {
+  // Each residual is added in the dropout's own pass (Dropout::add_to).
   if (pre_norm_) {
-    Var h = add(x, dropout_->forward(attend(norm1_->forward(x))));
-    return add(h, dropout_->forward(feed_forward_->forward(norm2_->forward(h))));
+    Var h = dropout_->add_to(x, attend(norm1_->forward(x)));
+    return dropout_->add_to(h, feed_forward_->forward(norm2_->forward(h)));
   }
-  Var h = norm1_->forward(add(x, dropout_->forward(attend(x))));
-  return norm2_->forward(add(h, dropout_->forward(feed_forward_->forward(h))));
+  Var h = norm1_->forward(dropout_->add_to(x, attend(x)));
+  return norm2_->forward(dropout_->add_to(h, feed_forward_->forward(h)));
 }
 
 Var TransformerEncoderLayer::forward(const Var& x, const AttentionMasks& masks) {

@@ -25,7 +25,9 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, d
 }
 
 Var FeedForward::forward(const Var& x) {
-  return linear2_->forward(dropout_->forward(apply_activation(activation_, linear1_->forward(x))));
+  const Var h = linear1_->forward(x);
+  if (activation_ == Activation::relu) return linear2_->forward(dropout_->after_relu(h));  // one pass
+  return linear2_->forward(dropout_->forward(apply_activation(activation_, h)));
 }
 
 std::string FeedForward::extra_repr() const {

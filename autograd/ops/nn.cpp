@@ -55,6 +55,33 @@ Var dropout(const Var& x, double p, Generator& gen, bool training) {
   return mul(x, Var(mask));
 }
 
+// y = dropout(relu(x)) in one pass (kernels.h `dropout` gated by x): dx = dropout(g) where x > 0, 0
+// elsewhere, with the same mask — bit for bit relu then dropout, without relu's output in memory.
+Var relu_dropout(const Var& x, double p, Generator& gen, bool training) {
+  LINTRA_CHECK(p >= 0 && p < 1, "relu_dropout: probability {} is outside [0, 1)", p);
+  if (!training || p == 0 || x.dtype() != DType::f32) return dropout(relu(x), p, gen, training);
+  const ops::DropoutMask mask = ops::draw_dropout_mask(gen, x.numel(), 1 - p);
+  return make_result(ops::apply_dropout(x.data(), mask, x.data()), "relu_dropout", {x}, {x.data()},
+                     [mask](const std::vector<Tensor>& s, const Tensor& g) {
+                       return std::vector<Tensor>{ops::apply_dropout(g, mask, s[0])};
+                     });
+}
+
+// y = residual + dropout(x) in one pass (kernels.h `dropout` with a residual): d residual = g,
+// dx = dropout(g) — bit for bit add(residual, dropout(x)). residual and x have one shape.
+Var dropout_add(const Var& residual, const Var& x, double p, Generator& gen, bool training) {
+  LINTRA_CHECK(residual.shape() == x.shape(), "dropout_add: the residual {} and x {} differ in shape",
+               shape_str(residual.shape()), shape_str(x.shape()));
+  LINTRA_CHECK(p >= 0 && p < 1, "dropout_add: probability {} is outside [0, 1)", p);
+  if (!training || p == 0 || x.dtype() != DType::f32 || residual.dtype() != DType::f32)
+    return add(residual, dropout(x, p, gen, training));
+  const ops::DropoutMask mask = ops::draw_dropout_mask(gen, x.numel(), 1 - p);
+  return make_result(ops::apply_dropout(x.data(), mask, Tensor(), residual.data()), "dropout_add", {residual, x}, {},
+                     [mask](const std::vector<Tensor>&, const Tensor& g) {
+                       return std::vector<Tensor>{g, ops::apply_dropout(g, mask)};
+                     });
+}
+
 // loss_i = −log_softmax(z_i)[t_i] over rows whose target is not ignore_index.
 // dz_i = (softmax(z_i) − onehot(t_i))·w_i with w_i = g (sum), g/count (mean), g_i (none); 0 if ignored.
 Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index, Reduction reduction) {

@@ -23,6 +23,8 @@
 // memory. One read and one write of n floats, against five of each for the op-by-op form (fill,
 // compare, convert, scale, multiply) and its n-float mask kept until the backward; the backward calls
 // the kernel again on the gradient with the same blocks, recomputing the mask instead of reading it.
+// The optional gate (relu before the dropout: zero where gate ≤ 0) and residual (added after) fold
+// the passes of those ops into the same one (autograd relu_dropout and dropout_add).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/cpu/random.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -45,13 +47,24 @@ inline void uniform_blocks_scalar(uint64_t first, int64_t b0, int64_t b1, uint64
   }
 }
 
+// The operands of one dropout call (kernels.h `dropout`): gate and residual null when absent.
+struct DropoutIO {
+  const float* x;
+  const float* gate;
+  const float* residual;
+  float* out;
+};
+
 // The scalar path of dropout: blocks [b0, b1) applied to x (the last block cut to n elements).
 inline void dropout_blocks_scalar(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep,
-                                  float scale, const float* x, float* out, int64_t n) {
+                                  float scale, const DropoutIO& io, int64_t n) {
   for (int64_t b = b0; b < b1; ++b) {
     const philox::Words w = philox::block(first + uint64_t(b), stream, seed);
-    for (int64_t k = 0; k < 4 && b * 4 + k < n; ++k)
-      out[b * 4 + k] = x[b * 4 + k] * (philox::unit_float(w.w[k]) < keep ? scale : 0.0f);
+    for (int64_t i = b * 4; i < b * 4 + 4 && i < n; ++i) {
+      float d = io.x[i] * (philox::unit_float(w.w[i - b * 4]) < keep ? scale : 0.0f);
+      if (io.gate != nullptr && !(io.gate[i] > 0.0f)) d = 0.0f;
+      io.out[i] = io.residual != nullptr ? io.residual[i] + d : d;
+    }
   }
 }
 }  // namespace lintra::kernels::cpu
@@ -142,25 +155,44 @@ void UniformBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, u
       [&](int64_t b, int64_t e) { uniform_blocks_scalar(first, b, e, stream, seed, lo, span, out, INT64_MAX); });
 }
 
-// Dropout over blocks [b0, b1): the words as above; x is read de-interleaved (vector w holds element
-// 4(b + j) + w in lane j, the word it meets), out = x · (u < keep ? scale : 0), stored back interleaved.
-// The multiply by zero keeps x's sign and NaNs, as x · mask does.
-void DropoutBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep, float scale,
-                      const float* x, float* out) {
+// Dropout over blocks [b0, b1): the words as above; x (and the gate and residual when kGate,
+// kResidual) is read de-interleaved (vector w holds element 4(b + j) + w in lane j, the word it
+// meets), d = x · (u < keep ? scale : 0), zero where the gate is not > 0, plus the residual, stored
+// back interleaved. The multiply by zero keeps x's sign and NaNs, as x · mask does.
+template <bool kGate, bool kResidual>
+void dropout_blocks(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep, float scale,
+                    const DropoutIO& io) {
   const hn::ScalableTag<uint32_t> du;
   const hn::Rebind<float, decltype(du)> df;
+  using VF = hn::Vec<decltype(df)>;
   const auto vkeep = hn::Set(df, keep), vscale = hn::Set(df, scale);
-  const auto apply = [&](auto w, auto xv) {
-    return hn::Mul(xv, hn::IfThenElseZero(hn::Lt(unit_floats(df, w), vkeep), vscale));
+  const auto apply = [&](auto w, VF xv, VF gv, VF rv) {
+    VF d = hn::Mul(xv, hn::IfThenElseZero(hn::Lt(unit_floats(df, w), vkeep), vscale));
+    if constexpr (kGate) d = hn::IfThenElseZero(hn::Gt(gv, hn::Zero(df)), d);
+    if constexpr (kResidual) d = hn::Add(rv, d);
+    return d;
   };
   for_each_word_vector(
       du, first, b0, b1, stream, seed,
       [&](int64_t b, auto c0, auto c1, auto c2, auto c3) {
-        hn::Vec<decltype(df)> x0, x1, x2, x3;
-        hn::LoadInterleaved4(df, x + 4 * b, x0, x1, x2, x3);
-        hn::StoreInterleaved4(apply(c0, x0), apply(c1, x1), apply(c2, x2), apply(c3, x3), df, out + 4 * b);
+        VF x0, x1, x2, x3;
+        VF g0 = hn::Zero(df), g1 = g0, g2 = g0, g3 = g0, r0 = g0, r1 = g0, r2 = g0, r3 = g0;
+        hn::LoadInterleaved4(df, io.x + 4 * b, x0, x1, x2, x3);
+        if constexpr (kGate) hn::LoadInterleaved4(df, io.gate + 4 * b, g0, g1, g2, g3);
+        if constexpr (kResidual) hn::LoadInterleaved4(df, io.residual + 4 * b, r0, r1, r2, r3);
+        hn::StoreInterleaved4(apply(c0, x0, g0, r0), apply(c1, x1, g1, r1), apply(c2, x2, g2, r2),
+                              apply(c3, x3, g3, r3), df, io.out + 4 * b);
       },
-      [&](int64_t b, int64_t e) { dropout_blocks_scalar(first, b, e, stream, seed, keep, scale, x, out, INT64_MAX); });
+      [&](int64_t b, int64_t e) { dropout_blocks_scalar(first, b, e, stream, seed, keep, scale, io, INT64_MAX); });
+}
+
+void DropoutBlocksF32(uint64_t first, int64_t b0, int64_t b1, uint64_t stream, uint64_t seed, float keep, float scale,
+                      const DropoutIO& io) {
+  const bool gate = io.gate != nullptr, residual = io.residual != nullptr;
+  if (gate && residual) dropout_blocks<true, true>(first, b0, b1, stream, seed, keep, scale, io);
+  else if (gate) dropout_blocks<true, false>(first, b0, b1, stream, seed, keep, scale, io);
+  else if (residual) dropout_blocks<false, true>(first, b0, b1, stream, seed, keep, scale, io);
+  else dropout_blocks<false, false>(first, b0, b1, stream, seed, keep, scale, io);
 }
 
 }  // namespace lintra::kernels::cpu::HWY_NAMESPACE
@@ -218,16 +250,18 @@ void uniform(Tensor& out, Generator& gen, double low, double high) {
 
 // Whole blocks on the dispatched vector path in runs over the threads, as uniform_f32; the last partial
 // block scalar. Element i meets the word the uniform fill would write at i, whatever the split.
-void dropout(const Tensor& x_in, uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale,
-             Tensor& out) {
+void dropout(const Tensor& x_in, const Tensor& gate_in, const Tensor& residual_in, uint64_t first, uint64_t stream,
+             uint64_t seed, float keep, float scale, Tensor& out) {
   const Tensor x = x_in.contiguous();
-  const float* xp = x.data<float>();
-  float* o = out.data<float>();
+  const Tensor gate = gate_in.defined() ? gate_in.contiguous() : Tensor();
+  const Tensor residual = residual_in.defined() ? residual_in.contiguous() : Tensor();
+  const DropoutIO io{x.data<float>(), gate.defined() ? gate.data<float>() : nullptr,
+                     residual.defined() ? residual.data<float>() : nullptr, out.data<float>()};
   const int64_t n = x.numel(), whole = n / 4;
   for_each_block(whole, kBlockElements / 4, n >= kParallelGrain, [&](int64_t b0, int64_t b1) {
-    HWY_DYNAMIC_DISPATCH(DropoutBlocksF32)(first, b0, b1, stream, seed, keep, scale, xp, o);
+    HWY_DYNAMIC_DISPATCH(DropoutBlocksF32)(first, b0, b1, stream, seed, keep, scale, io);
   });
-  dropout_blocks_scalar(first, whole, (n + 3) / 4, stream, seed, keep, scale, xp, o, n);
+  dropout_blocks_scalar(first, whole, (n + 3) / 4, stream, seed, keep, scale, io, n);
 }
 
 void normal(Tensor& out, Generator& gen, double mean, double std) {

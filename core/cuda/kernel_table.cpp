@@ -206,10 +206,16 @@ void normal(Tensor& out, Generator& gen, double mean, double std) {
                        gen.state().seed, mean, std);
 }
 
-// Dropout on the fill's words (cuda/random.h); a strided x is made contiguous on the device first.
-void dropout(const Tensor& x_in, uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale, Tensor& out) {
+// Dropout on the fill's words (cuda/random.h); strided operands are made contiguous on the device first.
+void dropout(const Tensor& x_in, const Tensor& gate_in, const Tensor& residual_in, uint64_t first, uint64_t stream,
+             uint64_t seed, float keep, float scale, Tensor& out) {
   const Tensor x = x_in.contiguous();
-  lintra::cuda::dropout(device_of(out), static_cast<const float*>(KernelAccess::data(x)),
+  const Tensor gate = gate_in.defined() ? gate_in.contiguous() : Tensor();
+  const Tensor residual = residual_in.defined() ? residual_in.contiguous() : Tensor();
+  auto floats = [](const Tensor& t) {
+    return t.defined() ? static_cast<const float*>(KernelAccess::data(t)) : nullptr;
+  };
+  lintra::cuda::dropout(device_of(out), floats(x), floats(gate), floats(residual),
                         static_cast<float*>(KernelAccess::data(out)), x.numel(), first, stream, seed, keep, scale);
 }
 

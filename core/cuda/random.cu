@@ -61,23 +61,28 @@ template <class T> __global__ void normal_kernel(T* out, int64_t n, uint64_t fir
 }
 
 // Dropout: one thread per block of 4 elements, the uniform fill's words compared and multiplied in place
-// of being stored.
-__global__ void dropout_kernel(const float* x, float* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed,
-                               float keep, float scale) {
+// of being stored; then the optional gate and residual, as the CPU kernel (cpu/random.cpp).
+__global__ void dropout_kernel(const float* x, const float* gate, const float* residual, float* out, int64_t n,
+                               uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale) {
   const int64_t blocks = (n + 3) / 4;
   for (int64_t b = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += int64_t(gridDim.x) * blockDim.x) {
     const philox::Words w = philox::block(first + uint64_t(b), stream, seed);
-    for (int k = 0; k < 4 && b * 4 + k < n; ++k)
-      out[b * 4 + k] = __fmul_rn(x[b * 4 + k], philox::unit_float(w.w[k]) < keep ? scale : 0.0f);
+    for (int k = 0; k < 4 && b * 4 + k < n; ++k) {
+      const int64_t i = b * 4 + k;
+      float d = __fmul_rn(x[i], philox::unit_float(w.w[k]) < keep ? scale : 0.0f);
+      if (gate != nullptr && !(gate[i] > 0.0f)) d = 0.0f;
+      out[i] = residual != nullptr ? __fadd_rn(residual[i], d) : d;
+    }
   }
 }
 
 }  // namespace
 
-void dropout(int device, const float* x, float* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed,
-             float keep, float scale) {
+void dropout(int device, const float* x, const float* gate, const float* residual, float* out, int64_t n,
+             uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale) {
   if (n == 0) return;
-  dropout_kernel<<<grid_for((n + 3) / 4), kThreads, 0, stream_of(device)>>>(x, out, n, first, stream, seed, keep, scale);
+  dropout_kernel<<<grid_for((n + 3) / 4), kThreads, 0, stream_of(device)>>>(x, gate, residual, out, n, first, stream,
+                                                                             seed, keep, scale);
   check_launch(device, "dropout");
 }
 

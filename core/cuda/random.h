@@ -22,9 +22,10 @@ void uniform(int device, Elem type, void* out, int64_t n, uint64_t first, uint64
              double high);
 void normal(int device, Elem type, void* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed, double mean,
             double std);
-// Dropout on n contiguous float32 elements: out_i = x_i · (u_i < keep ? scale : 0), u_i the float32
-// uniform of [0, 1) the fill above would write at i (kernels.h `dropout`); x and out may alias.
-void dropout(int device, const float* x, float* out, int64_t n, uint64_t first, uint64_t stream, uint64_t seed,
-             float keep, float scale);
+// Dropout on n contiguous float32 elements: d_i = x_i · (u_i < keep ? scale : 0), u_i the float32
+// uniform of [0, 1) the fill above would write at i, zero where gate_i ≤ 0, plus residual_i (gate and
+// residual null when absent; kernels.h `dropout`); x and out may alias.
+void dropout(int device, const float* x, const float* gate, const float* residual, float* out, int64_t n,
+             uint64_t first, uint64_t stream, uint64_t seed, float keep, float scale);
 
 }  // namespace lintra::cuda

@@ -8,6 +8,9 @@
 // every evaluation draws the same mask. Tolerances: gradcheck's defaults (autograd_test_util.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
+
 #include "tests/autograd/autograd_test_util.h"
 
 namespace lintra {
@@ -110,6 +113,52 @@ TEST(AutogradGradcheckNn, DropoutInFloat32IsTheMaskFormForwardAndBackward) {
     EXPECT_EQ(a.state(), b.state()) << d.str();
     EXPECT_EQ(ops::max_abs_diff(y.data().cpu(), ops::mul(x.transpose(0, 1), mask).cpu()), 0.0) << d.str();
     EXPECT_EQ(ops::max_abs_diff(xv.grad().cpu(), ops::mul(g, mask).transpose(0, 1).cpu()), 0.0) << d.str();
+  }
+}
+
+// relu_dropout and dropout_add: float64 takes the composed form (checked by gradcheck here, with a
+// fixed mask and x away from relu's kink); float32 runs the one-pass kernel, whose output and
+// gradients must be the composed form's bit for bit, strided, on the CPU and the strict device.
+TEST(AutogradGradcheckNn, ReluDropoutAndDropoutAdd) {
+  Generator gen(157);
+  const Tensor x = rnd({4, 5}, gen, 0.1, 2);  // |x| ≥ 0.1, signs at random
+  const Tensor xs = ops::where(ops::gt(rnd({4, 5}, gen, -1, 1), 0.0), x, ops::neg(x)), r = rnd({4, 5}, gen);
+  EXPECT_TRUE(gradcheck_ok(
+      [](const std::vector<Var>& v) {
+        Generator g(7);
+        return relu_dropout(v[0], 0.3, g, /*training=*/true);
+      },
+      {xs}));
+  EXPECT_TRUE(gradcheck_ok(
+      [](const std::vector<Var>& v) {
+        Generator g(8);
+        return dropout_add(v[0], transpose(v[1], 0, 1), 0.4, g, /*training=*/true);
+      },
+      {r.transpose(0, 1).contiguous(), r}));
+  Generator g(1);
+  EXPECT_EQ(ops::max_abs_diff(relu_dropout(Var(xs), 0.5, g, false).data(), ops::relu(xs)), 0.0);
+  EXPECT_EQ(ops::max_abs_diff(dropout_add(Var(r), Var(xs), 0.5, g, false).data(), ops::add(r, xs)), 0.0);
+  EXPECT_THROW(dropout_add(Var(r), Var(r.transpose(0, 1)), 0.5, g, true), Error);
+
+  const auto same_bits = [](const Tensor& p, const Tensor& q) {
+    const std::vector<float> a = p.cpu().to_vector<float>(), b = q.cpu().to_vector<float>();
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float u, float v) {
+             return std::bit_cast<uint32_t>(u) == std::bit_cast<uint32_t>(v);
+           });
+  };
+  for (Device d : {Device::cpu, Device::strict()}) {
+    const Tensor x32 = Tensor::uniform({6, 9, 5}, gen, -2, 2).to(d), r32 = Tensor::uniform({9, 6, 5}, gen, -1, 1).to(d);
+    const Tensor g32 = Tensor::uniform({9, 6, 5}, gen, -1, 1).to(d);
+    Generator a(41), b(41);
+    Var xa(x32, true), xb(x32, true), ra(r32, true), rb(r32, true);
+    Var fused = dropout_add(ra, relu_dropout(transpose(xa, 0, 1), 0.25, a, true), 0.5, a, true);
+    Var composed = add(rb, dropout(dropout(relu(transpose(xb, 0, 1)), 0.25, b, true), 0.5, b, true));
+    sum(mul(fused, Var(g32))).backward();
+    sum(mul(composed, Var(g32))).backward();
+    EXPECT_EQ(a.state(), b.state()) << d.str();
+    EXPECT_TRUE(same_bits(fused.data(), composed.data())) << d.str();
+    EXPECT_TRUE(same_bits(xa.grad(), xb.grad())) << d.str();
+    EXPECT_TRUE(same_bits(ra.grad(), rb.grad())) << d.str();
   }
 }
 

@@ -607,6 +607,10 @@ TEST(CoreCudaKernels, DropoutIsBitIdenticalToTheCpu) {
   const Tensor xt = Tensor::uniform({33, 17}, data, -1, 1).transpose(0, 1);
   const ops::DropoutMask m = ops::draw_dropout_mask(mask_gen, xt.numel(), 0.5);
   expect_close(ops::apply_dropout(xt, m), ops::apply_dropout(xt.to(kGpu), m), 0.0, "dropout strided");
+  // The gate (relu's input) and the residual, strided too.
+  const Tensor gate = Tensor::uniform({33, 17}, data, -1, 1).transpose(0, 1), residual = Tensor::uniform({17, 33}, data, -1, 1);
+  expect_close(ops::apply_dropout(xt, m, gate, residual),
+               ops::apply_dropout(xt.to(kGpu), m, gate.to(kGpu), residual.to(kGpu)), 0.0, "dropout gate and residual");
 }
 
 }  // namespace

@@ -264,6 +264,49 @@ TEST_P(CoreRngSimd, DropoutIsTheOpByOpFormBitForBitOnEveryTarget) {
   EXPECT_TRUE(equal_to(got, want));
   EXPECT_EQ(got.shape(), xt.shape());
 }
+
+// The gate and the residual (kernels.h `dropout`) against the ops one after another, bit for bit on
+// every target: where(gate > 0, dropout(x), 0) then residual + that; gates that are 0, −0 and NaN
+// drop the element; sizes cross the vector, block and parallel boundaries; operands may be strided.
+TEST_P(CoreRngSimd, DropoutGateAndResidualAreTheOpsOneAfterAnother) {
+  const auto same_bits = [](float a, float b) {
+    return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+  };
+  for (const int64_t n : {int64_t(1), int64_t(5), int64_t(37), int64_t(130), int64_t(1) << 17}) {
+    Generator data(9);
+    Tensor x = Tensor::uniform({n}, data, -2, 2), gate = Tensor::uniform({n}, data, -1, 1);
+    const Tensor residual = Tensor::uniform({n}, data, -3, 3);
+    if (n > 3) {
+      gate.data<float>()[1] = 0.0f;
+      gate.data<float>()[2] = -0.0f;
+      gate.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+      x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+    }
+    for (int variant = 0; variant < 3; ++variant) {  // gate; residual; both
+      const Tensor g = variant != 1 ? gate : Tensor(), r = variant != 0 ? residual : Tensor();
+      Generator a(17, 3), b(17, 3);
+      const ops::DropoutMask m = ops::draw_dropout_mask(a, n, 0.8);
+      Tensor want = ops::apply_dropout(x, ops::draw_dropout_mask(b, n, 0.8));
+      if (g.defined()) want = ops::where(ops::gt(g, 0.0), want, Tensor::zeros({n}));
+      if (r.defined()) want = ops::add(r, want);
+      const std::vector<float> got_v = ops::apply_dropout(x, m, g, r).to_vector<float>(),
+                               want_v = want.to_vector<float>();
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_TRUE(same_bits(got_v[size_t(i)], want_v[size_t(i)]))
+            << "variant " << variant << " n " << n << " i " << i << ": " << got_v[size_t(i)] << " against "
+            << want_v[size_t(i)];
+    }
+  }
+  // Strided operands are read in their logical order.
+  Generator data(10), a(12), b(12);
+  const Tensor xt = Tensor::uniform({40, 30}, data, -1, 1).transpose(0, 1);
+  const Tensor gt = Tensor::uniform({40, 30}, data, -1, 1).transpose(0, 1), rt = Tensor::uniform({30, 40}, data, -1, 1);
+  const Tensor got = ops::apply_dropout(xt, ops::draw_dropout_mask(a, xt.numel(), 0.7), gt, rt);
+  const Tensor want = ops::add(
+      rt, ops::where(ops::gt(gt, 0.0), ops::apply_dropout(xt, ops::draw_dropout_mask(b, xt.numel(), 0.7)),
+                     Tensor::zeros(xt.shape())));
+  EXPECT_TRUE(equal_to(got, want));
+}
 LINTRA_ON_EVERY_SIMD_TARGET(CoreRngSimd);
 
 TEST(CoreRng, DropoutRefusesWhatItCannotApply) {
@@ -272,6 +315,10 @@ TEST(CoreRng, DropoutRefusesWhatItCannotApply) {
   EXPECT_HAS(error_of([&] { ops::apply_dropout(Tensor::zeros({12}, DType::f64), m); }), "expected float32");
   EXPECT_HAS(error_of([&] { ops::apply_dropout(Tensor::zeros({3, 5}), m); }), "drawn for 12 elements, [3, 5] has 15");
   EXPECT_HAS(error_of([&] { ops::draw_dropout_mask(g, 4, 0.0); }), "keep probability 0 is outside (0, 1]");
+  EXPECT_HAS(error_of([&] { ops::apply_dropout(Tensor::zeros({12}), m, Tensor::zeros({3, 4})); }),
+             "the gate must be float32 of x's shape [12]");
+  EXPECT_HAS(error_of([&] { ops::apply_dropout(Tensor::zeros({12}), m, Tensor(), Tensor::zeros({12}, DType::f64)); }),
+             "the residual must be float32 of x's shape [12]");
 }
 
 }  // namespace
