@@ -139,6 +139,9 @@ Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index 
 // out_i = Σ_{j≤i} (q_i·k_j) v_j for q, k (B, H, N, E), v (B, H, N, M) → (B, H, N, M): the numerator of
 // causal linear attention, fused (O(N·E·M), no N×N matrix) with the paper's constant-memory backward.
 Var causal_linear_product(const Var& q, const Var& k, const Var& v);
+// out_i = num_i / (q_i·Σ_{j≤i} k_j + eps) for q, k (B, H, N, E), num (B, H, N, M): causal linear
+// attention's normaliser in one op (one sweep per head forward, two backward).
+Var causal_linear_normalise(const Var& q, const Var& k, const Var& num, double eps);
 
 // --- recurrent kernels (ops/lstm.cpp) ------------------------------------------------------------
 // The recurrence of one LSTM direction, fused (one op for all T steps, BPTT backward): xw (B, T, 4H) =

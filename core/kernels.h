@@ -160,6 +160,17 @@ struct KernelTable {
   Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& grad_out, Tensor& gq, Tensor& gk,
               Tensor& gv)>
       causal_product_backward;
+  // causal linear attention's normaliser (PAPER.md §3 eq 12; cpu/causal_normalise.cpp): den_i =
+  // q_i·Σ_{j≤i} k_j + eps and out_i = num_i / den_i for q, k (B, H, N, E) (a unit last stride is
+  // cheapest; any strides) and num (B, H, N, M) → out (B, H, N, M), den (B, H, N). O(B·H·N·(E + M)),
+  // one sweep per (b, h) keeping the E-long prefix sum.
+  Kernel<void(const Tensor& q, const Tensor& k, const Tensor& num, double eps, Tensor& out, Tensor& den)>
+      causal_normalise_forward;
+  // its gradients from grad g (B, H, N, M) and the forward's out and den: c_i = −(g_i·out_i)/den_i,
+  // gnum_i = g_i/den_i, gq_i = c_i Σ_{j≤i} k_j, gk_j = Σ_{i≥j} c_i q_i; gnum, gq, gk are overwritten.
+  Kernel<void(const Tensor& q, const Tensor& k, const Tensor& out, const Tensor& den, const Tensor& grad,
+              Tensor& gnum, Tensor& gq, Tensor& gk)>
+      causal_normalise_backward;
   // the recurrence of one LSTM direction (nn/lstm.h, gate order i, f, g, o; cpu/lstm.cpp): xw (B, T, 4H) =
   // the input projection, w_hh (4H, H), b_hh (4H), lengths i64 (B) in [0, T] → h (B, T, H), zero at t ≥ T_b
   // (the state is frozen there). Step s reads and writes frame s, or frame T_b − 1 − s when reverse (each

@@ -29,6 +29,8 @@ kernel_function<&KernelTable::normal> normal;
 kernel_function<&KernelTable::dropout> dropout;
 kernel_function<&KernelTable::causal_product_forward> causal_product_forward;  // causal_product.cpp
 kernel_function<&KernelTable::causal_product_backward> causal_product_backward;
+kernel_function<&KernelTable::causal_normalise_forward> causal_normalise_forward;  // causal_normalise.cpp
+kernel_function<&KernelTable::causal_normalise_backward> causal_normalise_backward;
 kernel_function<&KernelTable::lstm_forward> lstm_forward;  // lstm.cpp
 kernel_function<&KernelTable::lstm_backward> lstm_backward;
 kernel_function<&KernelTable::arange> arange;                  // arange.cpp
@@ -66,6 +68,8 @@ constinit const KernelTable table = {
     .dropout = dropout,
     .causal_product_forward = causal_product_forward,
     .causal_product_backward = causal_product_backward,
+    .causal_normalise_forward = causal_normalise_forward,
+    .causal_normalise_backward = causal_normalise_backward,
     .lstm_forward = lstm_forward,
     .lstm_backward = lstm_backward,
     .arange = arange,

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/cuda/causal_normalise.h"
 #include "core/cuda/causal_product.h"
 #include "core/cuda/ctc.h"
 #include "core/cuda/elementwise.h"
@@ -302,6 +303,34 @@ void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, 
   causal(k, q, g, true, gv);
 }
 
+// --- the normaliser of causal linear attention (cuda/causal_normalise.h) ----------------------------
+
+// q and k with a unit last stride (a device copy otherwise) and their strides as the kernels read them.
+lintra::cuda::NormaliseDims normalise_dims(const Tensor& q, const Tensor& k, int64_t M) {
+  return {q.size(0) * q.size(1), q.size(1), q.size(2), q.size(3), M, q.stride(0), q.stride(1), q.stride(2),
+          k.stride(0), k.stride(1), k.stride(2)};
+}
+Tensor unit_last_stride(const Tensor& t) { return t.stride(3) == 1 || t.size(3) <= 1 ? t : t.contiguous(); }
+
+void causal_normalise_forward(const Tensor& q_in, const Tensor& k_in, const Tensor& num_in, double eps, Tensor& out,
+                              Tensor& den) {
+  const Tensor q = unit_last_stride(q_in), k = unit_last_stride(k_in), num = num_in.contiguous();
+  lintra::cuda::causal_normalise_forward(device_of(out), elem(out.dtype()), normalise_dims(q, k, num.size(3)),
+                                         KernelAccess::data(q), KernelAccess::data(k), KernelAccess::data(num), eps,
+                                         KernelAccess::data(out), KernelAccess::data(den));
+}
+
+void causal_normalise_backward(const Tensor& q_in, const Tensor& k_in, const Tensor& out_in, const Tensor& den_in,
+                               const Tensor& grad, Tensor& gnum, Tensor& gq, Tensor& gk) {
+  const Tensor q = unit_last_stride(q_in), k = unit_last_stride(k_in), out = out_in.contiguous(),
+               den = den_in.contiguous(), g = grad.contiguous();
+  Tensor c = Tensor::empty({std::max<int64_t>(1, den.numel())}, den.dtype(), den.device());
+  lintra::cuda::causal_normalise_backward(device_of(gnum), elem(gnum.dtype()), normalise_dims(q, k, out.size(3)),
+                                          KernelAccess::data(q), KernelAccess::data(k), KernelAccess::data(out),
+                                          KernelAccess::data(den), KernelAccess::data(g), KernelAccess::data(gnum),
+                                          KernelAccess::data(gq), KernelAccess::data(gk), KernelAccess::data(c));
+}
+
 void masked_softmax_forward(const Tensor& x_in, const Tensor& allowed, Tensor& out) {
   const Tensor x = x_in.contiguous();
   const lintra::cuda::Operand a = operand(allowed, x.shape());  // 0 strides where the mask broadcasts
@@ -423,6 +452,8 @@ constinit const KernelTable table = {
     .dropout = dropout,
     .causal_product_forward = causal_product_forward,
     .causal_product_backward = causal_product_backward,
+    .causal_normalise_forward = causal_normalise_forward,
+    .causal_normalise_backward = causal_normalise_backward,
     .lstm_forward = lstm_forward,
     .lstm_backward = lstm_backward,
     .arange = arange,

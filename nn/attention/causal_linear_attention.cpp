@@ -3,7 +3,8 @@
 //   φ = elu + 1
 //   V'_i = φ(Q_i)ᵀ S_i / (φ(Q_i)·Z_i + eps),  S_i = Σ_{j≤i} φ(K_j) V_jᵀ,  Z_i = Σ_{j≤i} φ(K_j)
 // eps = 1e-6 as the paper's code. The numerator goes through causal_numerator(); the normaliser
-// is a cumsum over N, as in fast-transformers, and autograd differentiates it (Appendix A).
+// through causal_linear_normalise(), one sweep per head keeping Σ_{j≤i}φ(K_j) (the cumsum of
+// fast-transformers, with its backward written out: core/cpu/causal_normalise.cpp).
 // Time O(B·H·N·E·M); memory O(B·H·N·(E + M)) with the fused numerator (O(B·H·N·E·M) composed).
 // Masks: the causal mask is required (a full mask is refused: use "linear"); key lengths zero
 // φ(K) of padded keys.
@@ -114,10 +115,8 @@ class CausalLinearAttention : public InnerAttention {
       Tensor keep = LengthMask(masks.key_lengths, S).float_matrix(k.dtype()).view({B, 1, S, 1});
       phi_k = mul(phi_k, Var(keep));
     }
-    Var numerator = causal_numerator(phi_q, phi_k, v);                              // (B, H, N, M)
-    Var z = cumsum(phi_k, 2);                                                       // (B, H, N, E)
-    Var denominator = add(sum(mul(phi_q, z), {3}, /*keepdim=*/true), eps_);         // (B, H, N, 1)
-    return div(numerator, denominator);
+    Var numerator = causal_numerator(phi_q, phi_k, v);            // (B, H, N, M)
+    return causal_linear_normalise(phi_q, phi_k, numerator, eps_);  // ÷ (φ(Q_i)·Σ_{j≤i}φ(K_j) + eps)
   }
 
   Var attend_step(const Var& q_t, const Var& k_t, const Var& v_t, RecurrentState& state) override {

@@ -130,6 +130,43 @@ TEST(AutogradCausalLinear, SavesOnlyTheInputs) {
 }
 
 
+// The normaliser op (causal_linear_normalise): float64 gradcheck with positive q, k (as φ makes
+// them), and equal to the composed form it replaced — cumsum, mul, sum, add eps, div — in float32,
+// value and gradients, from head-split views, on the CPU and the strict device.
+TEST(AutogradCausalLinear, NormaliseGradcheckFloat64) {
+  Generator gen(95);
+  for (int64_t N : {int64_t(1), int64_t(6)}) {
+    const Tensor q = Tensor::uniform({1, 2, N, 3}, gen, 0.1, 1, DType::f64);
+    const Tensor k = Tensor::uniform({1, 2, N, 3}, gen, 0.1, 1, DType::f64);
+    const Tensor num = Tensor::uniform({1, 2, N, 4}, gen, -1, 1, DType::f64);
+    EXPECT_TRUE(testing::gradcheck_ok(
+        [](const std::vector<Var>& v) { return causal_linear_normalise(v[0], v[1], v[2], 1e-3); }, {q, k, num}))
+        << "N=" << N;
+  }
+}
+
+TEST(AutogradCausalLinear, NormaliseEqualsTheComposedForm) {
+  for (Device d : {Device::cpu, Device::strict()}) {
+    Generator gen(96);
+    const int64_t B = 2, N = 45, H = 3, E = 8, M = 12;
+    const Tensor qd = Tensor::uniform({B, N, H, E}, gen, 0.1, 1).to(d), kd = Tensor::uniform({B, N, H, E}, gen, 0.1, 1).to(d);
+    const Tensor nd = Tensor::uniform({B, H, N, M}, gen, -1, 1).to(d), gd = Tensor::uniform({B, H, N, M}, gen, -1, 1).to(d);
+    Var q1(qd, true), k1(kd, true), n1(nd, true), q2(qd, true), k2(kd, true), n2(nd, true);
+    Var fused = causal_linear_normalise(permute(q1, {0, 2, 1, 3}), permute(k1, {0, 2, 1, 3}), n1, 1e-6);
+    Var pq = permute(q2, {0, 2, 1, 3}), pk = permute(k2, {0, 2, 1, 3});
+    Var composed = div(n2, add(sum(mul(pq, cumsum(pk, 2)), {3}, /*keepdim=*/true), 1e-6));
+    sum(mul(fused, Var(gd))).backward();
+    sum(mul(composed, Var(gd))).backward();
+    const auto rel = [](const Tensor& a, const Tensor& b) {
+      return ops::max_abs_diff(a.cpu(), b.cpu()) / std::max(1e-30, ops::max_abs_diff(b.cpu(), ops::mul(b.cpu(), 0.0)));
+    };
+    EXPECT_LT(rel(fused.data(), composed.data()), 1e-5) << d.str();
+    EXPECT_LT(rel(q1.grad(), q2.grad()), 1e-5) << d.str();
+    EXPECT_LT(rel(k1.grad(), k2.grad()), 1e-5) << d.str();
+    EXPECT_LT(rel(n1.grad(), n2.grad()), 1e-5) << d.str();
+  }
+}
+
 TEST(AutogradCausalLinear, ErrorsNameTheOpAndTheShapes) {
   auto t = [](const Shape& s, DType dt = DType::f32) { return Var(Tensor::zeros(s, dt)); };
   std::string m = error_of([&] { causal_linear_product(t({2, 3, 4}), t({2, 3, 4}), t({2, 3, 4})); });

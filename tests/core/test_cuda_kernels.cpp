@@ -572,6 +572,36 @@ TEST(CoreCudaKernels, CausalProductForwardAndBackwardAgreeWithTheCpu) {
   EXPECT_HAS(error_of([&] { gpu().causal_product_forward(big, big, big, out); }), "do not fit");
 }
 
+// Causal linear attention's normaliser (cuda/causal_normalise.cu) against the CPU's: E and M below
+// and above a warp, a head-split q, both float dtypes; positive q, k as φ gives them. Tolerance as above.
+TEST(CoreCudaKernels, CausalNormaliseAgreesWithTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dtype : {DType::f32, DType::f64})
+    for (const int64_t N : {int64_t(1), int64_t(40)})
+      for (const auto& [E, M] : {std::pair<int64_t, int64_t>{32, 32}, {5, 70}}) {
+        const double tol = dtype == DType::f32 ? 1e-4 : 1e-11;
+        const Tensor q = ops::add(ops::abs(inputs({2, N, 3, E}, dtype, 21)), 0.1).transpose(1, 2);
+        const Tensor k = ops::add(ops::abs(inputs({2, 3, N, E}, dtype, 22)), 0.1);
+        const Tensor num = inputs({2, 3, N, M}, dtype, 23), g = inputs({2, 3, N, M}, dtype, 24);
+        Tensor out = Tensor::empty({2, 3, N, M}, dtype), den = Tensor::empty({2, 3, N}, dtype);
+        Tensor gout = Tensor::empty({2, 3, N, M}, dtype, kGpu), gden = Tensor::empty({2, 3, N}, dtype, kGpu);
+        host().causal_normalise_forward(q, k, num, 1e-6, out, den);
+        gpu().causal_normalise_forward(q.to(kGpu), k.to(kGpu), num.to(kGpu), 1e-6, gout, gden);
+        const std::string at = " N " + std::to_string(N) + " E " + std::to_string(E);
+        expect_close(out, gout, tol, "normalise out" + at);
+        expect_close(den, gden, tol, "normalise den" + at);
+        Tensor gn = Tensor::empty({2, 3, N, M}, dtype), gq = Tensor::empty({2, 3, N, E}, dtype),
+               gk = Tensor::empty({2, 3, N, E}, dtype);
+        Tensor dn = Tensor::empty({2, 3, N, M}, dtype, kGpu), dq = Tensor::empty({2, 3, N, E}, dtype, kGpu),
+               dk = Tensor::empty({2, 3, N, E}, dtype, kGpu);
+        host().causal_normalise_backward(q, k, out, den, g, gn, gq, gk);
+        gpu().causal_normalise_backward(q.to(kGpu), k.to(kGpu), gout, gden, g.to(kGpu), dn, dq, dk);
+        expect_close(gn, dn, tol, "normalise gnum" + at);
+        expect_close(gq, dq, tol, "normalise gq" + at);
+        expect_close(gk, dk, tol, "normalise gk" + at);
+      }
+}
+
 // Random fills: the same generator state on both devices gives the same bits for uniforms (float32
 // and float64, [0, 1) as dropout draws and another range), consumes the same blocks, and normals agree
 // to a few float64 ulps (each device's sqrt/log/sin/cos). Sizes cover a partial last block.
