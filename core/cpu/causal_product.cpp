@@ -19,15 +19,15 @@
 // The paper's loop keeps S in memory and so streams the whole E × M state through the load/store
 // units twice per row. Here X is cut into register tiles of R rows × W vectors (16 × 1 or 8 × 2 with
 // AVX-512's 32 registers, 8 × 1 or 4 × 2 with 16): a tile stays in registers while it sweeps a
-// segment of 8, 16 or 32 rows (cpu/causal_sweep.h, Note [segment length]), and per row it takes W vector loads of b_t, 2·R
-// broadcasts of a_t and c_t and W loads and stores of o_t for 2·R·W FMAs, every one on a full
-// vector — the loop runs at the FMA peak while the segment sits in L1. The tiles of one segment run
-// one after another (the state goes to scratch between segments), tiles of rows after the first add
-// their part of o_t to what the earlier ones stored. Per row this executes 2·E·M multiply-adds in the
-// forward and 6·E·M in the backward (the prefix state is recomputed, as in Algorithm 1), against the
-// 6·E·M that `lintra bench kernels` counts for both; the chunked form it replaced (matrix products
-// on chunks of 32 rows plus their triangular in-chunk products) executed about 10.5·E·M at E = M = 32
-// (experiments/kernels/README.md, session 11).
+// segment of 8, 16 or 32 rows (cpu/causal_sweep.h, Note [segment length]), and per row it takes W
+// vector loads of b_t, 2·R broadcasts of a_t and c_t and W loads and stores of o_t for 2·R·W FMAs,
+// every one on a full vector — the loop runs at the FMA peak while the segment sits in L1. The tiles
+// of one segment run one after another (the state goes to scratch between segments), tiles of rows
+// after the first add their part of o_t to what the earlier ones stored. Per row this executes 2·E·M
+// multiply-adds in the forward and 6·E·M in the backward (the prefix state is recomputed, as in
+// Algorithm 1), against the 6·E·M that `lintra bench kernels` counts for both; the chunked form it
+// replaced (matrix products on chunks of 32 rows plus their triangular in-chunk products) executed
+// about 10.5·E·M at E = M = 32 (experiments/kernels/README.md, session 11).
 //
 // Each sweep is written once over Highway and compiled for each x86 target (SSSE3, SSE4, AVX2,
 // AVX-512; scalar as the fallback); HWY_DYNAMIC_DISPATCH picks the best one the CPU has, per (b, h)
@@ -266,13 +266,14 @@ void sweep_segment(const SweepState<T>& st, Block<T> a, Block<T> b, Block<T> c, 
 template <typename T> int64_t pass_segment_rows(const SweepState<T>* st, int count) {
   if (const int64_t forced = forced_segment_rows(); forced > 0) return forced;
   static const int64_t l1d = l1d_bytes();
-  std::vector<const T*> inputs;
+  const T* inputs[6];  // at most three per sweep, two sweeps: no allocation per task
+  int n_inputs = 0;
   int64_t row_elems = 0, state_elems = 0;
   for (int i = 0; i < count; ++i) {
     const Sweep<T>& s = st[i].s;
     for (const Slice<T>* in : {&s.a, &s.b, &s.c})
-      if (std::ranges::find(inputs, in->p) == inputs.end()) {
-        inputs.push_back(in->p);
+      if (std::find(inputs, inputs + n_inputs, in->p) == inputs + n_inputs) {
+        inputs[n_inputs++] = in->p;
         row_elems += in->X;
       }
     row_elems += s.b.X;  // o_t
