@@ -69,25 +69,18 @@ HWY_INLINE T accumulate_and_dot(D d, T* z, const T* k, const T* q, int64_t E) {
   });
 }
 
-// o = x · s over n elements.
-template <class D, typename T = hn::TFromD<D>> HWY_INLINE void scale_row(D d, const T* x, T s, T* o, int64_t n) {
+// o = f(x, s) over n elements, s broadcast: f is hn::Mul or hn::Div (gq = c·Z; out = num / den).
+template <class D, class F, typename T = hn::TFromD<D>>
+HWY_INLINE void map_row(D d, const T* x, T s, T* o, int64_t n, F&& f) {
   const int64_t L = int64_t(hn::Lanes(d));
   const auto vs = hn::Set(d, s);
   for (int64_t i = 0; i < n; i += L) {
     const int64_t m = std::min(L, n - i);
-    store_at(d, hn::Mul(load_at(d, x, i, m), vs), o, i, m);
+    store_at(d, f(load_at(d, x, i, m), vs), o, i, m);
   }
 }
-
-// o = x / s over n elements.
-template <class D, typename T = hn::TFromD<D>> HWY_INLINE void divide_row(D d, const T* x, T s, T* o, int64_t n) {
-  const int64_t L = int64_t(hn::Lanes(d));
-  const auto vs = hn::Set(d, s);
-  for (int64_t i = 0; i < n; i += L) {
-    const int64_t m = std::min(L, n - i);
-    store_at(d, hn::Div(load_at(d, x, i, m), vs), o, i, m);
-  }
-}
+constexpr auto kMul = [](auto a, auto b) { return hn::Mul(a, b); };
+constexpr auto kDiv = [](auto a, auto b) { return hn::Div(a, b); };
 
 template <typename T> void forward_head(const Head<T>& h) {
   const hn::ScalableTag<T> d;
@@ -96,7 +89,7 @@ template <typename T> void forward_head(const Head<T>& h) {
   for (int64_t t = 0; t < h.N; ++t) {
     const T den = accumulate_and_dot(d, z, h.k + t * h.k_rs, h.q + t * h.q_rs, h.E) + h.eps;
     h.den_out[t] = den;
-    divide_row(d, h.num + t * h.M, den, h.out + t * h.M, h.M);
+    map_row(d, h.num + t * h.M, den, h.out + t * h.M, h.M, kDiv);
   }
 }
 
@@ -118,8 +111,8 @@ template <typename T> void backward_head(const Head<T>& h) {
     const T dot =
         sum_row(d, h.M, [&](int64_t i, int64_t m) { return hn::Mul(load_at(d, gt, i, m), load_at(d, ot, i, m)); });
     c[t] = -dot / den;
-    divide_row(d, gt, den, h.out + t * h.M, h.M);
-    scale_row(d, z, c[t], h.gq + t * h.E, h.E);
+    map_row(d, gt, den, h.out + t * h.M, h.M, kDiv);
+    map_row(d, z, c[t], h.gq + t * h.E, h.E, kMul);
   }
   std::fill(z, z + h.E, T(0));
   for (int64_t t = h.N - 1; t >= 0; --t) {  // descending: R = Σ_{i≥t} c_i q_i = gk_t
