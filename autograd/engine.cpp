@@ -32,9 +32,30 @@ std::vector<std::shared_ptr<Node>> topological_order(const std::shared_ptr<Node>
   return order;  // children before parents; the root is last
 }
 
-// Leaves own their gradient (a fresh tensor), so in-place changes to it (clipping) touch nothing else.
-void accumulate_leaf(Tensor& slot, const Tensor& g) { slot = slot.defined() ? ops::add(slot, g) : g.clone(); }
-void accumulate(Tensor& slot, const Tensor& g) { slot = slot.defined() ? ops::add(slot, g) : g; }
+// Whether t is the only handle on its storage and covers it one to one (contiguous, the whole of it):
+// then writing into t in place changes nothing any other tensor, saved state or caller can see, and
+// keeping t keeps no more memory than t.
+bool sole_dense_handle(const Tensor& t) {
+  return t.storage().use_count() == 1 && t.is_contiguous() && t.offset() == 0 && t.nbytes() == t.storage()->nbytes();
+}
+
+// slot += g: in place when the slot alone holds its storage (a gradient summed from several uses: the
+// residual stream's, a weight used twice), else into a fresh tensor.
+void add_into(Tensor& slot, const Tensor& g) {
+  if (sole_dense_handle(slot)) ops::add_(slot, g);
+  else slot = ops::add(slot, g);
+}
+
+// Leaves own their gradient, so in-place changes to it (clipping, accumulation) touch nothing else: g is
+// taken as it is when nothing else holds it, else copied.
+void accumulate_leaf(Tensor& slot, Tensor g) {
+  if (slot.defined()) add_into(slot, g);
+  else slot = sole_dense_handle(g) ? std::move(g) : g.clone();
+}
+void accumulate(Tensor& slot, Tensor g) {
+  if (slot.defined()) add_into(slot, g);
+  else slot = std::move(g);
+}
 
 }  // namespace
 
@@ -50,8 +71,7 @@ void Var::backward(const Tensor& grad_in, bool retain_graph) const {
   LINTRA_CHECK(grad.shape() == shape() && grad.dtype() == dtype(),
                "backward: gradient {} does not match the output {}", grad.describe(), data().describe());
   if (is_leaf()) {
-    Tensor& slot = impl()->grad;
-    accumulate_leaf(slot, grad);
+    accumulate_leaf(impl()->grad, std::move(grad));
     return;
   }
   NoGradGuard no_grad;  // backward functions compute on tensors; never record
@@ -75,13 +95,13 @@ void Var::backward(const Tensor& grad_in, bool retain_graph) const {
     for (size_t i = 0; i < node->inputs.size(); ++i) {
       const Edge& in = node->inputs[i];
       if (!in.requires_grad || !input_grads[i].defined()) continue;
-      const Tensor& gi = input_grads[i];
+      Tensor gi = std::move(input_grads[i]);  // so that a gradient nothing else holds counts one handle
       LINTRA_CHECK(gi.shape() == in.shape, "backward of '{}': gradient {} for input {} of shape {}", node->name,
                    shape_str(gi.shape()), i, shape_str(in.shape));
       if (in.leaf) {
-        accumulate_leaf(in.leaf->grad, gi);
+        accumulate_leaf(in.leaf->grad, std::move(gi));
       } else {
-        accumulate(grads[in.fn.get()], gi);
+        accumulate(grads[in.fn.get()], std::move(gi));
       }
     }
     if (!retain_graph) node->release();

@@ -97,6 +97,16 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   return out;
 }
 
+void add_(Tensor& a, const Tensor& b) {
+  check_defined(a, "add_");
+  check_defined(b, "add_");
+  check_same_dtype(a, b, "add_");
+  LINTRA_CHECK(broadcast_shapes(a.shape(), b.shape(), "add_") == a.shape(), "add_: {} does not broadcast to {}",
+               shape_str(b.shape()), shape_str(a.shape()));
+  kernels::on(a).binary(kernels::binary_op<op::Add>, a, b, a);  // element-wise: each out reads only its own a
+  a.bump_version();
+}
+
 Tensor binary(BinaryOp op, const Tensor& a, double s) {
   check_defined(a, name(op));
   return binary(op, a, Tensor::scalar(s, a.dtype(), a.device()));

@@ -58,6 +58,9 @@ inline Tensor rsub(double s, const Tensor& x) { return unary<op::RsubScalar>(x, 
 inline Tensor div(const Tensor& x, double s) { return mul(x, 1.0 / s); }
 
 inline Tensor add(const Tensor& a, const Tensor& b) { return binary<op::Add>(a, b); }
+// a ← a + b in place (b broadcasts to a's shape; one dtype); bumps a's version. The caller makes sure
+// nothing else reads a's storage expecting the old values (autograd sums gradients it alone holds).
+void add_(Tensor& a, const Tensor& b);
 inline Tensor sub(const Tensor& a, const Tensor& b) { return binary<op::Sub>(a, b); }
 inline Tensor mul(const Tensor& a, const Tensor& b) { return binary<op::Mul>(a, b); }
 inline Tensor div(const Tensor& a, const Tensor& b) { return binary<op::Div>(a, b); }

@@ -2,8 +2,9 @@
 // sum of its gradients; leaves accumulate across backward calls; the graph's saved state is freed
 // after backward unless retain_graph, and a second backward through a freed graph fails with a
 // message that says what to do; a tensor saved for backward and modified in place afterwards is
-// detected and named; NoGradGuard records nothing; detach cuts the graph; misuse (non-scalar output
-// without a gradient, a gradient of the wrong shape, nothing requiring grad) throws.
+// detected and named; gradients summed in place touch nothing another handle sees; NoGradGuard records
+// nothing; detach cuts the graph; misuse (non-scalar output without a gradient, a gradient of the wrong
+// shape, nothing requiring grad) throws.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -171,6 +172,48 @@ TEST(AutogradEngine, LongChainsDoNotOverflowTheStack) {
   y.backward();
   EXPECT_EQ(x.grad().item(), 1.0);
   EXPECT_NEAR(y.item(), 3.0, 1e-9);  // 20,000 roundings of ≤ 2.2e-16·3 each: ≤ 1.4e-11
+}
+
+// Gradients of a Var used several times are summed in place when the engine alone holds the running
+// sum (autograd/engine.cpp add_into); these check that nothing anyone else holds ever changes.
+TEST(AutogradEngine, SummingInPlaceLeavesTheCallersGradientAlone) {
+  Var x(vec({1, -2, 3}), true);
+  Var y = add(x, x);  // add's backward hands the same tensor to both uses
+  const Tensor grad_in = vec({0.5, 1, -1});
+  y.backward(grad_in);
+  EXPECT_EQ(values(grad_in), (std::vector<double>{0.5, 1, -1}));
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 2, -2}));
+}
+
+TEST(AutogradEngine, AHeldLeafGradientKeepsItsValuesWhenTheNextBackwardAccumulates) {
+  Var x(vec({1, 2}), true);
+  sum(mul(x, 3.0)).backward();
+  const Tensor held = x.grad();  // a second handle: the next sum must not be written into it
+  sum(mul(x, 2.0)).backward();
+  EXPECT_EQ(values(held), (std::vector<double>{3, 3}));
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{5, 5}));
+  sum(mul(x, 4.0)).backward();  // no other handle now: summed in place, the same values
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{9, 9}));
+}
+
+TEST(AutogradEngine, ABroadcastGradientIsNeverSummedIntoInPlace) {
+  // sum's backward hands back a stride-0 view of one element; a = 2x then gets it plus 2a·g, and x
+  // gets 2·(1 + 2a) = 2 + 8x. Written into in place, the view's one element would take all three sums.
+  Var x(vec({1, 2, 3}), true);
+  Var a = mul(x, 2.0);
+  add(sum(a), sum(mul(a, a))).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{10, 18, 26}));
+}
+
+TEST(AutogradEngine, ALeafGivenAViewGetsItsOwnDenseGradient) {
+  Var x(vec({1, 2, 3}), true);
+  sum(x).backward();  // the gradient arrives as a stride-0 view
+  EXPECT_TRUE(x.grad().is_contiguous());
+  Tensor g = x.grad();
+  g.fill_(7);  // the leaf's gradient is its own: filling it touches only it
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{7, 7, 7}));
+  sum(x).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{8, 8, 8}));
 }
 
 }  // namespace

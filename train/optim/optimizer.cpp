@@ -9,6 +9,22 @@
 
 namespace lintra::train {
 
+namespace {
+// Σ g² in float64, over fixed blocks combined in block order (the kernel sum_squares): the result does
+// not depend on how threads are scheduled (bitwise-reproducible training needs that: clipping uses it).
+double sum_squares(const Tensor& g) { return ops::sum_squares(g); }
+// g ← f·g in place (the scale is rounded to g's dtype, as every scalar op does).
+void scale_(Tensor& g, double f) { g.copy_(ops::mul(g, f)); }
+// As torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
+double clip_coefficient(double norm, double max_norm) { return max_norm / (norm + 1e-6); }
+// g itself when its L2 norm is within max_norm, else a copy scaled by the clipping coefficient: the
+// values clip_grad_norm_ leaves in g, with g untouched and no copy when nothing is clipped.
+Tensor clipped(const Tensor& g, double max_norm) {
+  const double coef = clip_coefficient(std::sqrt(sum_squares(g)), max_norm);
+  return coef < 1 ? ops::mul(g, coef) : g;
+}
+}  // namespace
+
 Optimizer::Optimizer(std::vector<NamedParam> params, double lr, double max_grad_norm)
     : params_(std::move(params)), lr_(lr), max_grad_norm_(max_grad_norm) {
   for (const NamedParam& p : params_) {
@@ -31,10 +47,7 @@ void Optimizer::step() {
     if (!v.grad().defined()) continue;
     Tensor p = v.data();
     Tensor g = v.grad().contiguous();
-    if (max_grad_norm_ > 0) {
-      g = g.clone();  // the Var's gradient stays as backward left it
-      clip_grad_norm_(g, max_grad_norm_);
-    }
+    if (max_grad_norm_ > 0) g = clipped(g, max_grad_norm_);  // the Var's gradient stays as backward left it
     update(i, p, g);
     p.bump_version();
   }
@@ -80,18 +93,9 @@ void Optimizer::load_state(int64_t step_count,
   step_count_ = step_count;
 }
 
-namespace {
-// Σ g² in float64, over fixed blocks combined in block order (the kernel sum_squares): the result does
-// not depend on how threads are scheduled (bitwise-reproducible training needs that: clipping uses it).
-double sum_squares(const Tensor& g) { return ops::sum_squares(g); }
-// g ← f·g in place (the scale is rounded to g's dtype, as every scalar op does).
-void scale_(Tensor& g, double f) { g.copy_(ops::mul(g, f)); }
-}  // namespace
-
 double clip_grad_norm_(Tensor& g, double max_norm) {
-  double norm = std::sqrt(sum_squares(g));
-  // As torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
-  double coef = max_norm / (norm + 1e-6);
+  const double norm = std::sqrt(sum_squares(g));
+  const double coef = clip_coefficient(norm, max_norm);
   if (coef < 1) scale_(g, coef);
   return norm;
 }

@@ -1,6 +1,7 @@
 // test_optim.cpp — optimizers and schedules: RAdam and Adam match a scalar transcription of the
-// paper's radam.py/AdamW step by step (clipping per tensor, decoupled weight decay, the SGD-style
-// steps while ρₜ < 5); SGD with momentum matches PyTorch's formula; schedules and state round trip.
+// paper's radam.py/AdamW step by step (clipping per tensor, leaving the Var's gradient as it was,
+// decoupled weight decay, the SGD-style steps while ρₜ < 5); SGD with momentum matches PyTorch's
+// formula; schedules and state round trip.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -71,6 +72,7 @@ TEST(TrainOptim, RadamMatchesReferenceTranscriptionThroughTheRectificationSwitch
     auto g = grad_at(s, n);
     w.set_grad(Tensor::from_vector(g, {int64_t(n)}));
     opt->step();
+    EXPECT_EQ(w.grad().to_vector<double>(), g) << "step " << s << ": clipping changed the Var's gradient";
     ref.step(p, g, o.lr, o.weight_decay, o.max_grad_norm);
     auto got = w.data().to_vector<double>();
     for (size_t i = 0; i < n; ++i) EXPECT_NEAR(got[i], p[i], 1e-12) << "step " << s << " element " << i;
