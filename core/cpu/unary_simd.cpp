@@ -87,6 +87,8 @@ template <> struct VecForm<op::EluFeature> {  // (eˣ − 1) + 1 as the scalar f
     const V one = hn::Set(d, 1.0f);
     return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Add(x, one), hn::Add(hn::Sub(exp_bounded(d, x), one), one));
   }
+  // g·min(φ, 1) read from φ alone, as the scalar formula: g where φ > 1, else g·φ.
+  static V backward(D d, V g, V, V y, V, V) { return hn::IfThenElse(hn::Gt(y, hn::Set(d, 1.0f)), g, hn::Mul(g, y)); }
 };
 
 template <> struct VecForm<op::Gelu> {  // x·Φ(x); d = g·(Φ(x) + x·φ(x)), φ(x) = e^{−x²/2}/√(2π)

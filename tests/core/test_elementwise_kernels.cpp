@@ -188,7 +188,8 @@ class CoreElementwiseSimd : public testing::SimdTargetTest {};
 const std::vector<UnaryOp> kVectorForward = {unary_op<op::Exp>,      unary_op<op::Log>,        unary_op<op::Tanh>,
                                              unary_op<op::Sigmoid>,  unary_op<op::Softplus>,   unary_op<op::LogSigmoid>,
                                              unary_op<op::Elu>,      unary_op<op::EluFeature>, unary_op<op::Gelu>};
-const std::vector<UnaryOp> kVectorBackward = {unary_op<op::Softplus>, unary_op<op::LogSigmoid>, unary_op<op::Gelu>};
+const std::vector<UnaryOp> kVectorBackward = {unary_op<op::Softplus>, unary_op<op::LogSigmoid>, unary_op<op::Gelu>,
+                                              unary_op<op::EluFeature>};
 
 TEST_P(CoreElementwiseSimd, TranscendentalOpsHaveVectorForms) {
   // A vector form that stops being found would silently fall back to the scalar loop: fail here instead.
