@@ -430,6 +430,27 @@ TEST(CoreElementwise, BinaryOnInt64IsExactWhereDefined) {
   });
 }
 
+// add_ sums into its first operand, which it alone writes (the SIMD rows read each element before they
+// store it), broadcasting the second; a second operand that does not fit is an error naming both shapes.
+TEST(CoreElementwise, AddInPlaceEqualsAddAndRejectsAShapeThatDoesNotBroadcast) {
+  Generator gen(23);
+  for (const Shape& sb : {Shape{5, 70001}, Shape{70001}, Shape{1, 1}}) {
+    Tensor a = Tensor::normal({5, 70001}, gen), b = Tensor::normal(sb, gen);
+    const Tensor want = ops::add(a, b);
+    const uint64_t version = a.version();
+    ops::add_(a, b);
+    EXPECT_TRUE(equal_to(a, want)) << shape_str(sb);
+    EXPECT_GT(a.version(), version);
+  }
+  Tensor a = Tensor::zeros({3}), b = Tensor::zeros({2, 3});
+  try {
+    ops::add_(a, b);
+    ADD_FAILURE() << "add_ accepted [2, 3] into [3]";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[2, 3] does not broadcast to [3]"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CoreElementwise, MaximumMinimumPropagateNaN) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor a = Tensor::from_vector(std::vector<double>{nan, 1.0, nan}, {3});

@@ -17,8 +17,8 @@ double sum_squares(const Tensor& g) { return ops::sum_squares(g); }
 void scale_(Tensor& g, double f) { g.copy_(ops::mul(g, f)); }
 // As torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
 double clip_coefficient(double norm, double max_norm) { return max_norm / (norm + 1e-6); }
-// g itself when its L2 norm is within max_norm, else a copy scaled by the clipping coefficient: the
-// values clip_grad_norm_ leaves in g, with g untouched and no copy when nothing is clipped.
+// Per-tensor clipping: g itself when its L2 norm is within max_norm, else a copy scaled by the clipping
+// coefficient (g untouched, and no copy when nothing is clipped).
 Tensor clipped(const Tensor& g, double max_norm) {
   const double coef = clip_coefficient(std::sqrt(sum_squares(g)), max_norm);
   return coef < 1 ? ops::mul(g, coef) : g;
@@ -93,13 +93,6 @@ void Optimizer::load_state(int64_t step_count,
   step_count_ = step_count;
 }
 
-double clip_grad_norm_(Tensor& g, double max_norm) {
-  const double norm = std::sqrt(sum_squares(g));
-  const double coef = clip_coefficient(norm, max_norm);
-  if (coef < 1) scale_(g, coef);
-  return norm;
-}
-
 double global_grad_norm(const std::vector<NamedParam>& params) {
   double s = 0;
   for (const NamedParam& p : params)
@@ -108,8 +101,8 @@ double global_grad_norm(const std::vector<NamedParam>& params) {
 }
 
 double clip_global_grad_norm_(const std::vector<NamedParam>& params, double max_norm) {
-  double norm = global_grad_norm(params);
-  double coef = max_norm / (norm + 1e-6);
+  const double norm = global_grad_norm(params);
+  const double coef = clip_coefficient(norm, max_norm);
   if (coef < 1) {
     for (const NamedParam& p : params) {
       if (!p.var.grad().defined()) continue;

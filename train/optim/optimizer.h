@@ -55,9 +55,9 @@ class Optimizer {
   std::map<std::string, std::vector<Tensor>> slots_;
 };
 
-// Scales g in place so that its L2 norm is at most max_norm; returns the norm before clipping.
-double clip_grad_norm_(Tensor& g, double max_norm);
-// The same over all gradients together (global norm); returns the total norm before clipping.
+// Scales the gradients so that their L2 norm taken together (the global norm) is at most max_norm, as
+// torch.nn.utils.clip_grad_norm_; returns the total norm before clipping. (Per-tensor clipping is the
+// optimizer's max_grad_norm.)
 double clip_global_grad_norm_(const std::vector<NamedParam>& params, double max_norm);
 double global_grad_norm(const std::vector<NamedParam>& params);
 
