@@ -136,6 +136,10 @@ Command add_sample_command(CLI::App& app) {
   cli->add_option("--seed", cmd->seed, "sampling seed");
   cli->add_option("--mode", cmd->mode, "auto | recurrent | recompute")->check(CLI::IsMember({"auto", "recurrent", "recompute"}));
   cli->add_option("--device", cmd->device, "cpu, cuda or cuda:N (default: the device it trained on)");
+  cli->add_option("--engine-weights", cmd->engine_weights,
+                  "image models, recurrent form: run on the compiled engine with f32 or bf16 weights (bf16 halves\n"
+                  "the bytes streamed per token, on any CPU; default: the engine where it can run, with f32)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   return {cli, [cmd] {
             cmd->checkpoint = resolve_checkpoint_path(cmd->checkpoint, note);
             return train::run_sample(*cmd);

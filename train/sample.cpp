@@ -85,29 +85,29 @@ int sample_copy(const SampleCommand& cmd, const Config& cfg, const CheckpointDat
   return 0;
 }
 
-}  // namespace
-
-int run_sample(const SampleCommand& cmd) {
-  CheckpointData c = load_checkpoint(cmd.checkpoint);
-  Config cfg = config_from_checkpoint(c);
-  const Device device = command_device(cfg, cmd.device, "sample");
-  std::shared_ptr<nn::Model> model = build_model(cfg);
-  load_model_weights(*model, c);
-  model->to(device);
-  if (auto* speech = dynamic_cast<nn::SpeechModel*>(model.get())) return sample_speech(cmd, cfg, c, *speech);
-  if (auto* copy = dynamic_cast<nn::CopyModel*>(model.get())) return sample_copy(cmd, cfg, c, *copy);
-  auto* image = dynamic_cast<nn::ImageModel*>(model.get());
-  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image, speech and copy models",
-               cmd.checkpoint, cfg.get_string("model.type"));
+// Image samples: n images pixel by pixel into a PNG grid (next to the checkpoint unless --out says).
+int sample_image(const SampleCommand& cmd, const Config& cfg, const CheckpointData& c, nn::ImageModel& model) {
   const std::string data = cfg.get_string("data.name");
   const bool gray = data == "mnist" || data == "fashion-mnist";
   const int64_t side = gray ? 28 : 32, channels = gray ? 1 : 3;
   const int64_t length = side * side * channels;
-  const bool recurrent = cmd.mode == "recurrent" || (cmd.mode == "auto" && image->has_recurrent());
+  const bool recurrent = cmd.mode == "recurrent" || (cmd.mode == "auto" && model.has_recurrent());
+  const bool engine_asked = !cmd.engine_weights.empty();
+  LINTRA_CHECK(!engine_asked || recurrent,
+               "sample --engine-weights: the compiled engine runs the recurrent form, and {} samples by recomputing "
+               "the prefix ({})",
+               cmd.checkpoint, cmd.mode == "recompute" ? "--mode recompute" : "its attention has no recurrent form");
+  const nn::EngineWeights weights = !engine_asked                ? nn::default_engine_weights()
+                                    : cmd.engine_weights == "bf16" ? nn::EngineWeights::bf16
+                                                                   : nn::EngineWeights::f32;
+  const bool on_engine = recurrent && nn::ImageRecurrentEngine::unsupported_reason(model).empty();
   Generator gen(cmd.seed, 0x73616d70);  // "samp"
   const auto t0 = std::chrono::steady_clock::now();
-  Tensor images = recurrent ? nn::generate_recurrent(*image, cmd.n, length, gen)
-                            : nn::generate_recompute(*image, cmd.n, length, gen);
+  Tensor images = recurrent ? nn::generate_recurrent(model, cmd.n, length, gen, {},
+                                                     engine_asked ? nn::RecurrentBackend::engine
+                                                                  : nn::RecurrentBackend::automatic,
+                                                     weights)
+                            : nn::generate_recompute(model, cmd.n, length, gen);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string out = cmd.out;
   if (out.empty()) {
@@ -118,8 +118,32 @@ int run_sample(const SampleCommand& cmd) {
   const int64_t cols = int64_t(std::ceil(std::sqrt(double(cmd.n))));
   data::write_png_grid(images.cpu(), (cmd.n + cols - 1) / cols, cols, side, side, channels, out);
   fmt::print("{} images ({}×{}×{}) generated {} in {:.2f} s ({:.3f} images/s); wrote {}\n", cmd.n, side, side, channels,
-             recurrent ? "with the recurrent form" : "by recomputing the prefix", secs, double(cmd.n) / secs, out);
+             !recurrent  ? "by recomputing the prefix"
+             : on_engine ? fmt::format("with the recurrent form on the compiled engine ({} weights)",
+                                       nn::engine_weights_name(weights))
+                         : std::string("with the recurrent form"),
+             secs, double(cmd.n) / secs, out);
   return 0;
+}
+
+}  // namespace
+
+int run_sample(const SampleCommand& cmd) {
+  CheckpointData c = load_checkpoint(cmd.checkpoint);
+  Config cfg = config_from_checkpoint(c);
+  const Device device = command_device(cfg, cmd.device, "sample");
+  std::shared_ptr<nn::Model> model = build_model(cfg);
+  load_model_weights(*model, c);
+  model->to(device);
+  auto* image = dynamic_cast<nn::ImageModel*>(model.get());
+  LINTRA_CHECK(cmd.engine_weights.empty() || image != nullptr,
+               "sample --engine-weights: only image models have the compiled recurrent engine, this is a {}",
+               model->type_name());
+  if (auto* speech = dynamic_cast<nn::SpeechModel*>(model.get())) return sample_speech(cmd, cfg, c, *speech);
+  if (auto* copy = dynamic_cast<nn::CopyModel*>(model.get())) return sample_copy(cmd, cfg, c, *copy);
+  LINTRA_CHECK(image != nullptr, "sample: {} holds a '{}' model; sampling is for image, speech and copy models",
+               cmd.checkpoint, cfg.get_string("model.type"));
+  return sample_image(cmd, cfg, c, *image);
 }
 
 }  // namespace lintra::train

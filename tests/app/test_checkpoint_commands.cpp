@@ -82,3 +82,27 @@ TEST(AppCheckpointCommands, EvalOnTheEngineRefusesModelsWithoutOne) {
   EXPECT_NE(bad.status, 0) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("--engine"));
 }
+
+// `sample --engine-weights` runs an image model's recurrent form on the compiled engine with the
+// weights asked for (bf16 on any CPU) and says so; asking it of a model or a mode the engine does not
+// run is a clear error (exit 2).
+TEST(AppCheckpointCommands, SampleRunsTheEngineWithTheWeightsAskedFor) {
+  TempDir t;
+  const std::string image = t.path() + "/image";
+  Result tr = run(kLintra + " train " + kSource + "/configs/mnist/smoke/linear.yaml train.steps=2 threads=1 --run-dir " +
+                  image);
+  ASSERT_EQ(tr.status, 0) << tr.output;
+  for (const char* w : {"bf16", "f32"}) {
+    const std::string png = t.path() + "/" + w + ".png";
+    Result s = run(kLintra + " sample " + image + " -n 2 --out " + png + " --engine-weights " + w);
+    EXPECT_EQ(s.status, 0) << s.output;
+    EXPECT_THAT(s.output, HasSubstr("with the recurrent form on the compiled engine (" + std::string(w) + " weights)"));
+    EXPECT_TRUE(fs::exists(png)) << png;
+  }
+  Result recompute = run(kLintra + " sample " + image + " -n 1 --out " + t.path() + "/r.png --mode recompute --engine-weights bf16");
+  EXPECT_EQ(recompute.status, 2) << recompute.output;
+  EXPECT_THAT(recompute.output, HasSubstr("the compiled engine runs the recurrent form"));
+  Result copy = run(kLintra + " sample " + trained_run(t) + " -n 1 --engine-weights bf16");
+  EXPECT_EQ(copy.status, 2) << copy.output;
+  EXPECT_THAT(copy.output, HasSubstr("only image models have the compiled recurrent engine, this is a CopyModel"));
+}
