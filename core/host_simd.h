@@ -6,22 +6,35 @@
 
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 namespace lintra::simd {
 
-// y[b·rows + r] = bias[r] + Σ_i W[r·in + i]·x[b·in + i] for b < B and rows r0 ≤ r < r1 of W
-// (rows × in, row-major); x is (B, in), y (B, rows). Four rows share each vector load of x, and each
-// weight row is read once per call whatever B is, so a batch-1 call streams the weights once:
-// 2·B·(r1 − r0)·in FLOPs over 4·(r1 − r0)·in bytes of weights. Sums run in vector lanes (float32,
-// FMA where the target has it), so they differ from a sequential sum by reassociation only.
-void gemv_rows_f32(const float* W, const float* bias, const float* x, float* y, int64_t B, int64_t in, int64_t rows,
-                   int64_t r0, int64_t r1);
+// A weight matrix (rows × in) packed once for gemv_packed: rows in groups of kGroup, each group stored
+// column by column (cpu/gemv_packed.cpp has the layout), in float32 or, rounded once, in bfloat16.
+struct PackedRows {
+  static constexpr int64_t kGroup = 16;
+  enum class Format { f32, bf16 } format = Format::f32;
+  int64_t rows = 0, in = 0;
+  std::vector<float> f32;      // Format::f32
+  std::vector<uint32_t> bf16;  // Format::bf16: two columns' bf16 weights per word
+};
+PackedRows pack_rows_f32(const float* W, int64_t rows, int64_t in);   // W row-major (rows × in)
+PackedRows pack_rows_bf16(const float* W, int64_t rows, int64_t in);  // each weight rounded by to_bf16
 
-// The same with W in bfloat16 (each element the upper 16 bits of a float32, as to_bf16 below makes
-// them): half the weight bytes, each widened exactly to float32 and multiplied and summed in float32,
-// so the result is gemv_rows_f32 of the rounded weights (the rounding is the only difference).
-void gemv_rows_bf16(const uint16_t* W, const float* bias, const float* x, float* y, int64_t B, int64_t in,
-                    int64_t rows, int64_t r0, int64_t r1);
+// y[b·rows + r] = (Σ_k W[r, k]·x[b·in + k]) + bias[r] for b < B and rows r0 ≤ r < r1, the sum in
+// ascending k in float32 (FMA where the target has it), whatever the target and the format: bf16
+// weights widen exactly, so the bf16 result is the float32 result of the rounded weights, bit for bit.
+// r0 and r1 fall on groups of kGroup rows (r1 may be the last row; an empty block may be anywhere);
+// other rows of y are not written.
+// Streams the weights of [r0, r1) once from memory per call (from L2 for batch rows after the first):
+// 2·B·(r1 − r0)·in FLOPs over 4·(r1 − r0)·in bytes (2 in bf16). Throws lintra::Error on a bad range.
+void gemv_packed(const PackedRows& W, const float* bias, const float* x, float* y, int64_t B, int64_t r0, int64_t r1);
+
+// One step of a linear-attention state: S (E × M, row-major) += a·bᵀ, then out (M) = Sᵀ·c, in one pass
+// over S (per row e ascending: S[e, :] += a[e]·b, out += c[e]·S[e, :]; float32, FMA where the target
+// has it). 2·E·M multiply-adds; out = 0 when E = 0.
+void outer_update_read(float* S, const float* a, const float* b, const float* c, float* out, int64_t E, int64_t M);
 
 // float32 → bfloat16 bits, rounded to nearest, ties to even (relative error ≤ 2^-8); NaN stays NaN.
 inline uint16_t to_bf16(float v) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "autograd/functional.h"
+#include "core/host_simd.h"
 #include "core/unary_ops.h"
 #include "nn/attention/feature_maps.h"
 #include "nn/attention/registry.h"
@@ -53,6 +54,8 @@ class CausalLinearRawStep : public RawRecurrentStep {
 
   void step(int64_t t, const RawStepIO& io, int64_t h0, int64_t h1) override {
     const int64_t E = E_, M = M_;
+    thread_local std::vector<float> phi_buf;  // threads step their own heads at once
+    if (phi_buf.size() < size_t(2 * E)) phi_buf.resize(size_t(2 * E));
     for (int64_t b = 0; b < batch_; ++b)
       for (int64_t h = h0; h < h1; ++h) {
         const float* q = io.q + b * io.in_stride + h * E;
@@ -65,22 +68,16 @@ class CausalLinearRawStep : public RawRecurrentStep {
           std::fill(S, S + E * M, 0.0f);
           std::fill(Z, Z + E, 0.0f);
         }
-        for (int64_t e = 0; e < E; ++e) {  // S += φ(k) vᵀ, Z += φ(k)
-          const float pk = phi(k[e]);
-          float* Se = S + e * M;
-#pragma omp simd
-          for (int64_t m = 0; m < M; ++m) Se[m] += pk * v[m];
-          Z[e] += pk;
+        float* pk = phi_buf.data();  // φ(k) and φ(q), this thread's
+        float* pq = pk + E;
+        for (int64_t e = 0; e < E; ++e) {
+          pk[e] = phi(k[e]);
+          pq[e] = phi(q[e]);
+          Z[e] += pk[e];  // Z += φ(k)
         }
-        std::fill(y, y + M, 0.0f);
+        simd::outer_update_read(S, pk, v, pq, y, E, M);  // S += φ(k) vᵀ, y = Sᵀ φ(q)
         float den = 0;
-        for (int64_t e = 0; e < E; ++e) {  // y = φ(q)ᵀ S / (φ(q)·Z + eps)
-          const float pq = phi(q[e]);
-          const float* Se = S + e * M;
-#pragma omp simd
-          for (int64_t m = 0; m < M; ++m) y[m] += pq * Se[m];
-          den += pq * Z[e];
-        }
+        for (int64_t e = 0; e < E; ++e) den += pq[e] * Z[e];  // y /= φ(q)·Z + eps
         const float inv = 1.0f / (den + eps_);
         for (int64_t m = 0; m < M; ++m) y[m] *= inv;
       }

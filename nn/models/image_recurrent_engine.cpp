@@ -22,7 +22,7 @@ std::vector<float> host_floats(const Var& v) { return v.data().contiguous().to_v
 void append(std::vector<float>& to, const std::vector<float>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
 // [r0, r1) of `rows` for thread `tid` of `n`: contiguous blocks, multiples of 16 rows (one cache
-// line of a float32 output) except the last.
+// line of a float32 output, and simd::PackedRows' groups) except the last.
 std::pair<int64_t, int64_t> block(int64_t rows, int tid, int n) {
   const int64_t per = (rows + n - 1) / n;
   const int64_t chunk = (per + 15) / 16 * 16;
@@ -60,28 +60,26 @@ void add_cols(const float* a, const float* add, float* out, int64_t B, int64_t D
 
 }  // namespace
 
-// One product's weights (rows × in, row-major) in the engine's format, and its bias (float32).
+// One product's weights (rows × in, row-major when given) packed in the engine's format
+// (simd::PackedRows: column-major groups of 16 rows, float32 or each weight rounded once to bf16),
+// and its bias (float32).
 struct ImageRecurrentEngine::Packed {
-  std::vector<float> f32;      // EngineWeights::f32
-  std::vector<uint16_t> bf16;  // EngineWeights::bf16: each weight rounded once, here
+  simd::PackedRows w;
   std::vector<float> bias;
 
   Packed() = default;
-  Packed(std::vector<float> w, std::vector<float> b, EngineWeights format) : bias(std::move(b)) {
-    if (format == EngineWeights::f32) {
-      f32 = std::move(w);
-      return;
-    }
-    bf16.resize(w.size());
-    std::transform(w.begin(), w.end(), bf16.begin(), simd::to_bf16);
+  Packed(const std::vector<float>& weights, std::vector<float> b, EngineWeights format) : bias(std::move(b)) {
+    const auto rows = int64_t(bias.size());
+    LINTRA_CHECK(rows > 0 && int64_t(weights.size()) % rows == 0,
+                 "ImageRecurrentEngine: a product needs a bias per row: {} weights, {} biases", weights.size(), rows);
+    const int64_t in = int64_t(weights.size()) / rows;
+    w = format == EngineWeights::f32 ? simd::pack_rows_f32(weights.data(), rows, in)
+                                     : simd::pack_rows_bf16(weights.data(), rows, in);
   }
 
-  // y (B, rows) rows [r0, r1) = W·x + bias for x (B, in).
-  void gemv(const float* x, float* y, int64_t B, int64_t in, int64_t rows, int64_t r0, int64_t r1) const {
-    if (bf16.empty())
-      simd::gemv_rows_f32(f32.data(), bias.data(), x, y, B, in, rows, r0, r1);
-    else
-      simd::gemv_rows_bf16(bf16.data(), bias.data(), x, y, B, in, rows, r0, r1);
+  // y (B, rows) rows [r0, r1) = W·x + bias for x (B, in); r0 and r1 on 16-row groups (block() gives them).
+  void gemv(const float* x, float* y, int64_t B, int64_t r0, int64_t r1) const {
+    simd::gemv_packed(w, bias.data(), x, y, B, r0, r1);
   }
 };
 
@@ -130,7 +128,7 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
   LINTRA_CHECK(batch >= 1 && max_steps >= 1, "ImageRecurrentEngine: batch and max_steps must be positive, got {} and {}",
                batch, max_steps);
   NoGradGuard no_grad;
-  auto packed = [weights](std::vector<float> w, std::vector<float> b) { return Packed(std::move(w), std::move(b), weights); };
+  auto packed = [weights](const std::vector<float>& w, std::vector<float> b) { return Packed(w, std::move(b), weights); };
   auto packed_linear = [&](const Linear& lin) { return packed(host_floats(lin.weight()), host_floats(lin.bias())); };
   TokenTransformer& trunk = model.trunk();
   TransformerEncoder& enc = trunk.encoder();
@@ -160,7 +158,7 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
       append(w_qkv, host_floats(p->weight()));
       append(b_qkv, host_floats(p->bias()));
     }
-    l.qkv = packed(std::move(w_qkv), std::move(b_qkv));
+    l.qkv = packed(w_qkv, std::move(b_qkv));
     l.o = packed_linear(a.out());
     const FeedForward& ff = src.feed_forward();
     l.ff1 = packed_linear(ff.linear1());
@@ -251,7 +249,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     }
     {
       const auto [r0, r1] = block(QKV, tid, n);
-      l.qkv.gemv(in, bf.qkv.data(), B, D, QKV, r0, r1);
+      l.qkv.gemv(in, bf.qkv.data(), B, r0, r1);
     }
     sync();
     {
@@ -263,7 +261,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      l.o.gemv(bf.att.data(), bf.o.data(), B, HM, D, r0, r1);
+      l.o.gemv(bf.att.data(), bf.o.data(), B, r0, r1);
     }
     sync();
     const float* h_in = bf.h.data();
@@ -278,7 +276,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(F, tid, n);
-      l.ff1.gemv(h_in, bf.f.data(), B, D, F, r0, r1);
+      l.ff1.gemv(h_in, bf.f.data(), B, r0, r1);
       for (int64_t b = 0; b < B; ++b)
         for (int64_t r = r0; r < r1; ++r) {
           float& v = bf.f[size_t(b * F + r)];
@@ -288,7 +286,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      l.ff2.gemv(bf.f.data(), bf.g.data(), B, F, D, r0, r1);
+      l.ff2.gemv(bf.f.data(), bf.g.data(), B, r0, r1);
     }
     sync();
     if (pre_norm_)
@@ -306,7 +304,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     top = x_next;
   }
   const auto [r0, r1] = block(param_dim_, tid, n);
-  head_->gemv(top, params, B, D, param_dim_, r0, r1);
+  head_->gemv(top, params, B, r0, r1);
 }
 
 }  // namespace lintra::nn

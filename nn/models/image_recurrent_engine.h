@@ -12,7 +12,9 @@
 // Eval-mode semantics (dropout off). Cost per token O(B·layers·(D·(4·H·E + 2·d_ff))) plus the
 // attention's step (O(H·E·M) for causal-linear, O(t·H·(E + M)) for stateful softmax). At batch 1
 // this streams every weight once per token (25 MB for the paper's 8-layer MNIST model), which is
-// what bounds the speed, so the rows of each product are split across the threads and the
+// what bounds the speed: the weights are packed in column-major groups of 16 rows, so that each
+// product reads one sequential stream (simd::PackedRows, core/cpu/gemv_packed.cpp), the rows of
+// each product are split across the threads, and the
 // sequential parts (norms, residuals) are repeated or split so that only barriers separate the
 // phases (six per layer, core/spin_barrier.h). Every few hundred tokens the team and one thread are
 // timed side by side and the faster runs on (core/team_backoff.h): when another process holds a core,
@@ -20,7 +22,7 @@
 //
 // Weights: float32 (EngineWeights::f32), or rounded once to bfloat16 (EngineWeights::bf16; the default
 // when the process runs with matmul_precision bf16, core/matmul_precision.h): half the bytes streamed
-// per token, each weight widened exactly and multiplied and summed in float32 (simd::gemv_rows_bf16),
+// per token, each weight widened exactly and multiplied and summed in float32 (simd::gemv_packed),
 // so the only change is each weight's rounding (relative 2^-8); activations, norms, attention state
 // and biases stay float32. Any CPU runs it (no bf16 instructions needed).
 //
