@@ -30,10 +30,9 @@ std::pair<int64_t, int64_t> block(int64_t rows, int tid, int n) {
   return {r0, std::min(rows, r0 + chunk)};
 }
 
-// out[b, c0:c1] = LN(a[b] + add[b])[c0:c1] (add may be null): every thread computes the row
-// statistics in double (as the LayerNorm kernel) and writes its own columns.
-void layer_norm_cols(const float* a, const float* add, const float* gamma, const float* beta, double eps, float* out,
-                     int64_t B, int64_t D, int64_t c0, int64_t c1) {
+// out[b] = LN(a[b] + add[b]) (add may be null), the statistics in double (as the LayerNorm kernel).
+void layer_norm_rows(const float* a, const float* add, const float* gamma, const float* beta, double eps, float* out,
+                     int64_t B, int64_t D) {
   for (int64_t b = 0; b < B; ++b) {
     const float* ab = a + b * D;
     const float* db = add ? add + b * D : nullptr;
@@ -49,13 +48,12 @@ void layer_norm_cols(const float* a, const float* add, const float* gamma, const
     const float rs = float(1.0 / std::sqrt(v / double(D) + eps));
     const float m = float(mu);
     float* ob = out + b * D;
-    for (int64_t i = c0; i < c1; ++i) ob[i] = (z(i) - m) * rs * gamma[i] + beta[i];
+    for (int64_t i = 0; i < D; ++i) ob[i] = (z(i) - m) * rs * gamma[i] + beta[i];
   }
 }
 
-void add_cols(const float* a, const float* add, float* out, int64_t B, int64_t D, int64_t c0, int64_t c1) {
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t i = c0; i < c1; ++i) out[b * D + i] = a[b * D + i] + add[b * D + i];
+void add_rows(const float* a, const float* add, float* out, int64_t B, int64_t D) {
+  for (int64_t i = 0; i < B * D; ++i) out[i] = a[i] + add[i];
 }
 
 }  // namespace
@@ -94,10 +92,16 @@ struct ImageRecurrentEngine::Layer {
   std::unique_ptr<RawRecurrentStep> attention;
 };
 
+// Shared: the products' outputs, split by rows (or heads) among the team. Own: each thread's whole
+// copy of the D-wide rows (Note [four barriers a layer]).
 struct ImageRecurrentEngine::Buffers {
-  std::vector<float> x, x_next, x_norm, qkv, att, o, h, h_norm, f, g;
+  struct Own {
+    std::vector<float> x, x_next, x_norm, h, h_norm;
+  };
+  std::vector<float> qkv, att, o, f, g;
+  std::vector<Own> own;
   SpinBarrier barrier;
-  explicit Buffers(int threads) : barrier(threads) {}
+  explicit Buffers(int threads) : own(size_t(threads)), barrier(threads) {}
 };
 
 std::string ImageRecurrentEngine::unsupported_reason(ImageModel& model) {
@@ -185,8 +189,10 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
   threads_ = threads > 0 ? threads : (macs_per_layer >= (int64_t(1) << 18) ? std::max(1, num_threads()) : 1);
   const int64_t qkv = heads_ * (2 * d_query_ + d_value_);
   buf_ = std::make_unique<Buffers>(threads_);
-  for (auto* v : {&buf_->x, &buf_->x_next, &buf_->x_norm, &buf_->o, &buf_->h, &buf_->h_norm, &buf_->g})
-    v->assign(size_t(batch * d_model_), 0.0f);
+  for (Buffers::Own& own : buf_->own)
+    for (auto* v : {&own.x, &own.x_next, &own.x_norm, &own.h, &own.h_norm}) v->assign(size_t(batch * d_model_), 0.0f);
+  for (auto* v : {&buf_->o, &buf_->g}) v->assign(size_t(batch * d_model_), 0.0f);
+  qkv_by_heads_ = d_query_ % simd::PackedRows::kGroup == 0 && d_value_ % simd::PackedRows::kGroup == 0;
   buf_->qkv.assign(size_t(batch * qkv), 0.0f);
   buf_->att.assign(size_t(batch * heads_ * d_value_), 0.0f);
   buf_->f.assign(size_t(batch * d_ff_), 0.0f);
@@ -222,38 +228,49 @@ void ImageRecurrentEngine::step(const int64_t* pixels, int64_t position, float* 
   next_position_ = position + 1;
 }
 
+// Note [four barriers a layer]
+// Every thread keeps its own copy of the D-wide rows (x, its norm, h, h's norm: Buffers::Own) and
+// computes them whole, which costs a few hundred redundant multiply-adds per row; in exchange only
+// the products, split by rows, meet at barriers: after the attention (the out product reads every
+// head), after the out product, after W1 and after W2. Where the heads' Q, K and V rows fall on
+// whole groups of 16 (E and M multiples of 16) each thread computes the rows of its own heads, so
+// the attention needs no barrier before it either; otherwise the QKV product is split by rows and
+// waits for a fifth. Each value is computed by the same code in the same order as on one thread, so
+// the result does not depend on the team.
 void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t, float* params) {
   const int64_t B = batch_, D = d_model_, F = d_ff_, H = heads_, E = d_query_, M = d_value_;
   const int64_t QKV = H * (2 * E + M), HM = H * M;
   Buffers& bf = *buf_;
+  Buffers::Own& own = bf.own[size_t(tid)];
   auto sync = [&] {
     if (n > 1) bf.barrier.wait();
   };
-  const auto [c0, c1] = block(D, tid, n);  // this thread's columns of D-wide rows
-  float* x = bf.x.data();
-  float* x_next = bf.x_next.data();
+  const int64_t h0 = H * tid / n, h1 = H * (tid + 1) / n;  // this thread's heads
+  float* x = own.x.data();
+  float* x_next = own.x_next.data();
 
   const float* pe = positional_.data() + t * D;  // x = [embedding, 0] + pe (concat) or embedding + pe (add)
   for (int64_t b = 0; b < B; ++b) {
     const float* emb = embedding_.data() + pixels[b] * d_embed_;
-    for (int64_t c = c0; c < c1; ++c) x[b * D + c] = pe[c] + (c < d_embed_ ? emb[c] : 0.0f);
+    for (int64_t c = 0; c < D; ++c) x[b * D + c] = pe[c] + (c < d_embed_ ? emb[c] : 0.0f);
   }
-  sync();
 
   for (Layer& l : layers_) {
     const float* in = x;
     if (pre_norm_) {
-      layer_norm_cols(x, nullptr, l.g_1.data(), l.be_1.data(), l.eps_1, bf.x_norm.data(), B, D, c0, c1);
-      sync();
-      in = bf.x_norm.data();
+      layer_norm_rows(x, nullptr, l.g_1.data(), l.be_1.data(), l.eps_1, own.x_norm.data(), B, D);
+      in = own.x_norm.data();
     }
-    {
+    if (qkv_by_heads_) {  // the Q, K and V rows of this thread's heads
+      l.qkv.gemv(in, bf.qkv.data(), B, h0 * E, h1 * E);
+      l.qkv.gemv(in, bf.qkv.data(), B, H * E + h0 * E, H * E + h1 * E);
+      l.qkv.gemv(in, bf.qkv.data(), B, 2 * H * E + h0 * M, 2 * H * E + h1 * M);
+    } else {
       const auto [r0, r1] = block(QKV, tid, n);
       l.qkv.gemv(in, bf.qkv.data(), B, r0, r1);
+      sync();
     }
-    sync();
     {
-      const int64_t h0 = H * tid / n, h1 = H * (tid + 1) / n;
       const RawStepIO io{.q = bf.qkv.data(), .k = bf.qkv.data() + H * E, .v = bf.qkv.data() + 2 * H * E,
                          .in_stride = QKV, .y = bf.att.data(), .out_stride = HM};
       if (h1 > h0) l.attention->step(t, io, h0, h1);
@@ -264,16 +281,14 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
       l.o.gemv(bf.att.data(), bf.o.data(), B, r0, r1);
     }
     sync();
-    const float* h_in = bf.h.data();
+    const float* h_in = own.h.data();
     if (pre_norm_) {
-      add_cols(x, bf.o.data(), bf.h.data(), B, D, c0, c1);
-      sync();
-      layer_norm_cols(bf.h.data(), nullptr, l.g_2.data(), l.be_2.data(), l.eps_2, bf.h_norm.data(), B, D, c0, c1);
-      h_in = bf.h_norm.data();
+      add_rows(x, bf.o.data(), own.h.data(), B, D);
+      layer_norm_rows(own.h.data(), nullptr, l.g_2.data(), l.be_2.data(), l.eps_2, own.h_norm.data(), B, D);
+      h_in = own.h_norm.data();
     } else {
-      layer_norm_cols(x, bf.o.data(), l.g_1.data(), l.be_1.data(), l.eps_1, bf.h.data(), B, D, c0, c1);
+      layer_norm_rows(x, bf.o.data(), l.g_1.data(), l.be_1.data(), l.eps_1, own.h.data(), B, D);
     }
-    sync();
     {
       const auto [r0, r1] = block(F, tid, n);
       l.ff1.gemv(h_in, bf.f.data(), B, r0, r1);
@@ -290,17 +305,15 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     }
     sync();
     if (pre_norm_)
-      add_cols(bf.h.data(), bf.g.data(), x_next, B, D, c0, c1);
+      add_rows(own.h.data(), bf.g.data(), x_next, B, D);
     else
-      layer_norm_cols(bf.h.data(), bf.g.data(), l.g_2.data(), l.be_2.data(), l.eps_2, x_next, B, D, c0, c1);
-    sync();
+      layer_norm_rows(own.h.data(), bf.g.data(), l.g_2.data(), l.be_2.data(), l.eps_2, x_next, B, D);
     std::swap(x, x_next);
   }
 
   const float* top = x;
   if (!final_gamma_.empty()) {
-    layer_norm_cols(x, nullptr, final_gamma_.data(), final_beta_.data(), final_eps_, x_next, B, D, c0, c1);
-    sync();
+    layer_norm_rows(x, nullptr, final_gamma_.data(), final_beta_.data(), final_eps_, x_next, B, D);
     top = x_next;
   }
   const auto [r0, r1] = block(param_dim_, tid, n);

@@ -15,8 +15,8 @@
 // what bounds the speed: the weights are packed in column-major groups of 16 rows, so that each
 // product reads one sequential stream (simd::PackedRows, core/cpu/gemv_packed.cpp), the rows of
 // each product are split across the threads, and the
-// sequential parts (norms, residuals) are repeated or split so that only barriers separate the
-// phases (six per layer, core/spin_barrier.h). Every few hundred tokens the team and one thread are
+// sequential parts (norms, residuals) are repeated by every thread so that four barriers a layer
+// separate the phases (core/spin_barrier.h; Note [four barriers a layer] in the .cpp). Every few hundred tokens the team and one thread are
 // timed side by side and the faster runs on (core/team_backoff.h): when another process holds a core,
 // the OS deschedules a team member and every barrier waits for it, so one thread wins.
 //
@@ -79,6 +79,7 @@ class ImageRecurrentEngine {
 
   int64_t batch_, max_steps_, d_model_, d_embed_, d_ff_, heads_, d_query_, d_value_, param_dim_;
   bool pre_norm_;
+  bool qkv_by_heads_ = false;  // each thread computes its own heads' Q, K, V rows (Note [four barriers a layer])
   EngineWeights weights_;
   int threads_;
   TeamBackoff backoff_;

@@ -1,8 +1,9 @@
 // test_image_recurrent_engine.cpp — the compiled recurrent form of ImageModel
 // (nn/models/image_recurrent_engine.h) against its composed form, ImageModel::step().
 // Invariants: for causal-linear and stateful softmax, post-LN and pre-LN, ReLU and GELU, with and
-// without the final norm, concatenated and added positions, at batch 1 and 3 and with 1, 2 and 3 threads (so rows and heads are split
-// unevenly), every step's mixture parameters equal ImageModel::step()'s within float32 rounding;
+// without the final norm, concatenated and added positions, heads of 16 and of 12, at batch 1 and 3 and with 1, 2 and 3 threads (so
+// rows and heads are split unevenly), every step's mixture parameters equal ImageModel::step()'s within float32 rounding, and
+// the team's equal one thread's bit for bit;
 // position 0 restarts the sequences; generation on the engine draws the same pixels as on the
 // modules from the same generator; misuse and unsupported models are clear errors.
 #include <gtest/gtest.h>
@@ -27,6 +28,7 @@ struct Case {
   Activation activation;
   bool final_norm;
   PositionalMode positional = PositionalMode::concat;
+  int64_t heads = 3;  // E = M = 48 / heads: 16 lets each thread compute its own heads' Q, K, V rows
 };
 
 TokenTransformerOptions options(const Case& c, int64_t layers = 2) {
@@ -34,7 +36,7 @@ TokenTransformerOptions options(const Case& c, int64_t layers = 2) {
   o.positional = c.positional;
   o.encoder.n_layers = layers;
   o.encoder.d_model = 48;
-  o.encoder.n_heads = 3;  // E = M = 16
+  o.encoder.n_heads = c.heads;
   o.encoder.d_ff = 80;
   o.encoder.dropout = 0.1;  // off in eval mode, which generation uses
   o.encoder.pre_norm = c.pre_norm;
@@ -69,15 +71,43 @@ TEST(NnImageRecurrentEngine, EveryStepEqualsTheModulesStep) {
                                    {"causal-linear", true, Activation::gelu, false},
                                    {"softmax", false, Activation::gelu, true},
                                    {"softmax", true, Activation::relu, true},
-                                   {"causal-linear", false, Activation::relu, true, PositionalMode::add}};
+                                   {"causal-linear", false, Activation::relu, true, PositionalMode::add},
+                                   // E = M = 12: the QKV product split by rows, with a barrier after it
+                                   {"causal-linear", false, Activation::relu, true, PositionalMode::concat, 4},
+                                   {"softmax", true, Activation::gelu, false, PositionalMode::concat, 4}};
   for (const Case& c : cases)
     for (int64_t B : {1, 3})
       for (int threads : {1, 2, 3}) {
         ImageModel m(options(c), 7);
         EXPECT_LT(worst_step_difference(m, B, 24, threads), 2e-5)
             << c.attention << (c.pre_norm ? " pre-LN " : " post-LN ") << activation_name(c.activation)
-            << (c.final_norm ? " final norm" : "") << " PE " << positional_mode_name(c.positional) << " B=" << B << " threads=" << threads;
+            << (c.final_norm ? " final norm" : "") << " PE " << positional_mode_name(c.positional) << " heads "
+            << c.heads << " B=" << B << " threads=" << threads;
       }
+}
+
+// Every value is computed by the same code in the same order whatever the team (each thread keeps
+// whole copies of the D-wide rows and the products are split by rows or heads), so 2 and 3 threads
+// give one thread's parameters bit for bit.
+TEST(NnImageRecurrentEngine, TheTeamGivesOneThreadsResultBitForBit) {
+  for (const Case& c : std::vector<Case>{{"causal-linear", false, Activation::relu, true},
+                                         {"softmax", true, Activation::gelu, false, PositionalMode::concat, 4}}) {
+    ImageModel m(options(c), 13);
+    m.eval();
+    NoGradGuard no_grad;
+    const int64_t B = 2, T = 12;
+    std::vector<std::vector<float>> first;
+    for (int threads : {1, 2, 3}) {
+      ImageRecurrentEngine engine(m, B, T, threads);
+      std::vector<float> params(size_t(B * engine.param_dim()));
+      for (int64_t t = 0; t < T; ++t) {
+        const int64_t px[2] = {(13 * t + 5) % 256, (71 * t + 200) % 256};
+        engine.step(px, t, params.data());
+        if (threads == 1) first.push_back(params);
+        else ASSERT_EQ(params, first[size_t(t)]) << c.attention << " threads " << threads << " step " << t;
+      }
+    }
+  }
 }
 
 // Rounds a Linear's weight to bfloat16 in place (the bias stays float32, as the engine keeps it).
