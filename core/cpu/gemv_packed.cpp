@@ -16,7 +16,7 @@
 // Why this layout: at batch 1 a token's products stream every weight once and nothing else, so the
 // rate is the rate the weights arrive at. The row-major dot products it replaced read 4 rows as 4
 // interleaved streams and finished each row with a horizontal sum; on a 2-core Zen 2 (AVX2, 16 MB L3),
-// one thread, side by side (experiments/kernels/gemv_rows.cpp, session 18): the paper's 8-layer MNIST
+// one thread, side by side (experiments/kernels/gemv_packed.cpp, session 18): the paper's 8-layer MNIST
 // weights from memory 3.1 → 5.1 GMAC/s in float32 (25 MB) and 8.2 → 16.1 in bf16 (12.6 MB); one layer
 // from L3 15.5 → 19.0 and 16.2 → 26.4.
 // Cost: 2·B·rows·in FLOPs over 4·rows·in bytes (2 in bf16); a tile's weights (T·16·in values) are

@@ -1,4 +1,4 @@
-// experiments/kernels/gemv_rows.cpp — how fast do the recurrent engine's batch-1 products
+// experiments/kernels/gemv_packed.cpp — how fast do the recurrent engine's batch-1 products
 // (simd::gemv_packed, core/cpu/gemv_packed.cpp) stream their weights, from L2, L3 and memory? Session
 // 18 ran it beside the row-major dot products the packed layout replaced (experiments/kernels/README.md).
 // A kernel lab in the llm.c dev/ style, outside the mainline: one thread runs the products of
@@ -8,7 +8,7 @@
 // count: 1 layer is 3 MB in float32 (L3), 8 layers 25 MB (memory on a 16 MB L3, L3 on a 32 MB one);
 // a single 64 × 256 product (64 KB) shows the loop's own rate from L1/L2.
 //
-// Run: build/experiments/kernels/gemv_rows [TARGET] (AVX3, AVX2, SSE4, …; default the best), under the
+// Run: build/experiments/kernels/gemv_packed [TARGET] (AVX3, AVX2, SSE4, …; default the best), under the
 // machine lock.
 #include <fmt/format.h>
 
@@ -91,7 +91,7 @@ double seconds_per_token(const Case& c, const Weights& w, Form form) {
 
 int main(int argc, char** argv) {
   if (argc > 1) lintra::force_simd_target(argv[1]);
-  fmt::print("gemv_rows lab — SIMD target {}, one thread, batch 1\n", lintra::simd_target());
+  fmt::print("gemv_packed lab — SIMD target {}, one thread, batch 1\n", lintra::simd_target());
   fmt::print("{:<22} {:>11} {:>8} {:>8} {:>8}\n", "case", "weights", "MB", "GMAC/s", "GB/s");
   std::vector<Case> cases = {{"one 64 x 256 (L1/L2)", {{64, 256}}, 1}};
   for (int layers : {1, 2, 4, 8}) cases.push_back({fmt::format("{} MNIST layer(s)", layers), kLayer, layers});
