@@ -22,16 +22,20 @@ size_t CachingAllocator::size_class(size_t n) {
   return (n + step - 1) / step * step;
 }
 
-// A cached block of the class for this stream, or nullptr; counts the request as in use either way.
+// The smallest cached block on this stream whose class fits the request's (its own class first), or
+// nullptr; counts the request as in use either way. The free lists are ordered by (stream, class), so
+// the candidates are the few lists from the request's class up to twice it.
 void* CachingAllocator::take_cached(size_t cls, uint64_t stream, size_t nbytes) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.in_use_bytes += int64_t(nbytes);
   if (stats_.in_use_bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.in_use_bytes;
-  auto it = free_lists_.find({stream, cls});
-  if (it != free_lists_.end() && !it->second.empty()) {
+  for (auto it = free_lists_.lower_bound({stream, cls});
+       it != free_lists_.end() && it->first.first == stream && fits(it->first.second, cls); ++it) {
+    if (it->second.empty()) continue;
     void* p = it->second.back();
     it->second.pop_back();
-    stats_.cached_bytes -= int64_t(cls);
+    stats_.cached_bytes -= int64_t(it->first.second);
+    live_class_[p] = it->first.second;
     return p;
   }
   stats_.os_allocations += 1;
@@ -47,22 +51,24 @@ void* CachingAllocator::allocate(size_t nbytes) {
     release_cached();
     p = raw_allocate(cls);
   }
+  std::lock_guard<std::mutex> lock(mu_);
   if (p == nullptr) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stats_.in_use_bytes -= int64_t(nbytes);
-    }
+    stats_.in_use_bytes -= int64_t(nbytes);
     LINTRA_FAIL("out of memory: could not allocate {} bytes ({:.1f} MiB) on {}", nbytes, double(nbytes) / (1 << 20),
                 device_.is_cpu() ? std::string("the CPU") : device_.str());
   }
+  live_class_[p] = cls;
   return p;
 }
 
 void CachingAllocator::deallocate(void* ptr, size_t nbytes) {
   if (ptr == nullptr) return;
-  const size_t cls = size_class(nbytes);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    auto live = live_class_.find(ptr);
+    LINTRA_CHECK(live != live_class_.end(), "{} allocator: freeing a block it did not hand out", device_.str());
+    const size_t cls = live->second;  // the block's own class, which may exceed the request's
+    live_class_.erase(live);
     stats_.in_use_bytes -= int64_t(nbytes);
     if (stats_.cached_bytes + int64_t(cls) <= cache_limit_) {
       free_lists_[{stream(), cls}].push_back(ptr);

@@ -3,9 +3,14 @@
 // Returning large blocks to the OS (or to the driver) every step costs heavy page-fault time on
 // these machines (DESIGN.md §2.1; cudaMalloc/cudaFree synchronise the GPU), so freed blocks are kept
 // in free lists and reused. Sizes are rounded up to a size class (multiples of 64 bytes below
-// 4 KiB, then 8 classes per power of two), so a block serves any request of its class. A block is
-// reused only by a request on the stream it was freed on (CachingAllocator::stream()): work on one
-// stream runs in order, so the new owner's kernels cannot start before the old owner's finished.
+// 4 KiB, then 8 classes per power of two). A request takes the smallest cached block of its class or
+// of a larger one up to twice its class (best fit; the allocator remembers each live block's class):
+// with shapes that change from step to step (speech batches of varying length, whose attention
+// matrices grow with N²) an exact-class cache kept missing and every miss was fresh pages from the OS
+// — half of a softmax speech step in page faults on a Zen 5 guest (experiments/kernels/README.md,
+// session 19) — where blocks of up to twice the size now serve. A block is reused only by a request
+// on the stream it was freed on (CachingAllocator::stream()): work on one stream runs in order, so
+// the new owner's kernels cannot start before the old owner's finished.
 // The host devices have a single stream (0); CUDA has one stream per device today (cuda/runtime.h).
 //
 //   cpu       HostAllocator::instance() (CpuAllocator): 64-byte aligned host memory
@@ -20,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -59,6 +65,8 @@ class CachingAllocator : public Allocator {
   void reset_peak() override;
   void release_cached() override;
   static size_t size_class(size_t nbytes);
+  // Whether a cached block of class `block` may serve a request of class `request` (best fit within 2×).
+  static bool fits(size_t block, size_t request) { return block >= request && block <= 2 * request; }
 
  protected:
   virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when out of memory
@@ -73,6 +81,7 @@ class CachingAllocator : public Allocator {
   int64_t cache_limit_;  // blocks beyond this many cached bytes are given back instead of cached
   mutable std::mutex mu_;
   std::map<std::pair<uint64_t, size_t>, std::vector<void*>> free_lists_;  // (stream, size class) → blocks
+  std::unordered_map<void*, size_t> live_class_;  // the class of each block handed out (≥ its request's)
   AllocatorStats stats_;
 };
 

@@ -1,10 +1,14 @@
 // test_allocator.cpp — invariant: the caching CPU allocator returns 64-byte aligned blocks, reuses a
 // freed block for any later request of the same size class instead of asking the OS again
-// (os_allocations stays flat under repeated alloc/free), and counts the bytes in use and their
-// peak exactly (requested bytes, back to the baseline once tensors are freed).
+// (os_allocations stays flat under repeated alloc/free), serves a request from a cached block of up to
+// twice its class (the smallest that fits) so that shapes varying from step to step stop reaching the
+// OS, and counts the bytes in use and their peak exactly (requested bytes, back to the baseline once
+// tensors are freed; cached bytes by the blocks' own classes).
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/tensor.h"
@@ -61,6 +65,77 @@ TEST(CoreAllocator, FreedBlocksAreReused) {
   const int64_t os_before = a.stats().os_allocations;
   for (int i = 0; i < 50; ++i) Tensor t = Tensor::zeros({1000, 17});
   EXPECT_EQ(a.stats().os_allocations, os_before);
+}
+
+TEST(CoreAllocator, ALargerCachedBlockOfUpToTwiceTheClassServes) {
+  CpuAllocator& a = CpuAllocator::instance();
+  a.release_cached();
+  const size_t big = size_t(1) << 20;
+  void* p = a.allocate(big);
+  a.deallocate(p, big);
+  const int64_t os_before = a.stats().os_allocations;
+  void* q = a.allocate(big * 3 / 4);  // a smaller class, no block of its own: the 1 MiB block serves
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(a.stats().os_allocations, os_before);
+  a.deallocate(q, big * 3 / 4);  // back under the block's own class, counted at its own size
+  EXPECT_EQ(a.stats().cached_bytes, int64_t(CpuAllocator::size_class(big)));
+  void* r = a.allocate(big);  // and serves its own class again
+  EXPECT_EQ(r, p);
+  a.deallocate(r, big);
+  void* s = a.allocate(big / 4);  // under half the block: a block of its own
+  EXPECT_NE(s, p);
+  EXPECT_EQ(a.stats().os_allocations, os_before + 1);
+  a.deallocate(s, big / 4);
+  EXPECT_TRUE(CpuAllocator::fits(CpuAllocator::size_class(5000), CpuAllocator::size_class(5000)));
+  EXPECT_FALSE(CpuAllocator::fits(CpuAllocator::size_class(5000), CpuAllocator::size_class(6000)));
+  EXPECT_FALSE(CpuAllocator::fits(CpuAllocator::size_class(100000), CpuAllocator::size_class(40000)));
+}
+
+TEST(CoreAllocator, TheSmallestFittingBlockIsTaken) {
+  CpuAllocator& a = CpuAllocator::instance();
+  a.release_cached();
+  const size_t n = 600000;
+  void* larger = a.allocate(n * 19 / 10);
+  void* closer = a.allocate(n * 11 / 10);
+  a.deallocate(larger, n * 19 / 10);
+  a.deallocate(closer, n * 11 / 10);
+  void* p = a.allocate(n);
+  EXPECT_EQ(p, closer);
+  a.deallocate(p, n);
+}
+
+// Host memory with a small cache limit, so that a test can fill the cache.
+class SmallCacheAllocator final : public CachingAllocator {
+ public:
+  explicit SmallCacheAllocator(int64_t limit) : CachingAllocator(Device::cpu, limit) {}
+  ~SmallCacheAllocator() override { release_cached(); }
+
+ protected:
+  void* raw_allocate(size_t bytes) override { return std::aligned_alloc(64, bytes); }
+  void raw_free(void* ptr) override { std::free(ptr); }
+};
+
+// A training loop whose batch shapes change every step (speech: utterances of varying length, whose
+// attention matrices grow with N²) reaches the OS only while the cache warms, then never — where one
+// free list per exact class filled the cache with blocks of every size, and beyond its limit every
+// block went back to the OS and every request of another size came fresh from it.
+TEST(CoreAllocator, VaryingShapesStopReachingTheOs) {
+  SmallCacheAllocator a(int64_t(4) << 20);  // room for four of the 1 MiB blocks below
+  const std::vector<int64_t> lengths = {400, 310, 512, 455, 330, 500, 370, 430, 480, 300, 505, 390};
+  auto step = [&](int64_t n) {  // a step's scores and probabilities, n × n floats each, live together
+    const size_t bytes = size_t(n * n) * sizeof(float);
+    void* scores = a.allocate(bytes);
+    void* probs = a.allocate(bytes);
+    a.deallocate(probs, bytes);
+    a.deallocate(scores, bytes);
+  };
+  for (int64_t n : lengths) step(n);  // warm: every length once
+  const int64_t os_before = a.stats().os_allocations;
+  for (size_t round = 0; round < 5; ++round)
+    for (size_t i = 0; i < lengths.size(); ++i) step(lengths[(i * 7 + round) % lengths.size()]);
+  EXPECT_EQ(a.stats().os_allocations, os_before);
+  EXPECT_LE(a.stats().cached_bytes, int64_t(4) << 20);
+  EXPECT_EQ(a.stats().in_use_bytes, 0);
 }
 
 TEST(CoreAllocator, InUseAndPeakTracking) {
