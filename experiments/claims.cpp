@@ -104,8 +104,8 @@ Measure measure_ratio(const Claim& c, const SeedValues& v) {
   if (!all_finite(ratios)) return m;
   m.margin = mean(ratios) - c.threshold;
   m.spread = range(ratios);
-  m.evidence = fmt::format("{} / {} = {:.3g} (per seed: {}), against {:g}", c.b, c.a, mean(ratios), listed(ratios),
-                           c.threshold);
+  m.evidence = fmt::format("{} / {} = {:.3g} (per {}: {}), against {:g}", c.b, c.a, mean(ratios), c.sample,
+                           listed(ratios), c.threshold);
   return m;
 }
 
@@ -122,6 +122,8 @@ const char* metric_words(const std::string& metric) {
   if (metric == "per") return "final dev PER";
   if (metric == "epochs") return "epochs trained";
   if (metric == "epoch_seconds") return "training seconds per epoch";
+  if (metric == "images_per_s") return "images per second";
+  if (metric == "seconds_per_image") return "seconds per image";
   return metric.c_str();
 }
 
@@ -141,7 +143,7 @@ Verdict judge(const Claim& c, const SeedValues& values) {
     return v;
   }
   if (v.seeds < 2) {
-    v.evidence += "; one seed per row, so no seed spread was measured";
+    v.evidence += fmt::format("; one {0} per row, so no {0} spread was measured", c.sample);
     return v;
   }
   if (m.margin > m.spread) v.word = "holds";
@@ -153,7 +155,8 @@ std::string rule_text(const Claim& c) {
   const char* what = metric_words(c.metric);
   switch (c.kind) {
     case Claim::Kind::lower:
-      return fmt::format("{}'s {} is lower than {}'s (margin: the difference of the seed means)", c.a, what, c.b);
+      return fmt::format("{}'s {} is lower than {}'s (margin: the difference of the {} means)", c.a, what, c.b,
+                         c.sample);
     case Claim::Kind::lowest:
       return fmt::format("{}'s {} is the lowest of the table (margin: the smallest gap to another row's mean)", c.a,
                          what);
@@ -162,8 +165,8 @@ std::string rule_text(const Claim& c) {
                          "geometric means; spread in log units)",
                          c.a, what, c.threshold, c.b, c.threshold);
     case Claim::Kind::ratio_at_least:
-      return fmt::format("{}'s {} over {}'s is at least {:g} (margin: the mean per-seed ratio minus {:g})", c.b, what,
-                         c.a, c.threshold, c.threshold);
+      return fmt::format("{}'s {} over {}'s is at least {:g} (margin: the mean per-{} ratio minus {:g})", c.b, what,
+                         c.a, c.threshold, c.sample, c.threshold);
   }
   return {};
 }

@@ -28,9 +28,11 @@ struct Claim {
   std::string metric;  // the row metric compared (row_metric in results_file.h): eval_loss, bits_per_dim, per, …
   std::string a, b;    // the rows (b unused by lowest)
   double threshold = 0;  // within_factor: the factor; ratio_at_least: the ratio
+  std::string sample = "seed";  // what one value per row is: a seed (training tables) or a measurement (speed)
 };
 
-// Each row's metric, one value per seed (in seed order; NaN where a run lacks it).
+// Each row's metric, one value per seed (in seed order; NaN where a run lacks it). The speed tables
+// pass one value per repeated measurement instead, and the spread is then the timing noise.
 using SeedValues = std::map<std::string, std::vector<double>>;
 
 struct Verdict {

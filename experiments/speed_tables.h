@@ -12,6 +12,8 @@
 //
 // Each writes <results>/<table>-<scale>.md (paper beside lintra, the command, the machine, the wall
 // time), a JSON of the raw rows, and for scaling two PNG plots. `smoke` runs tiny models for tests.
+// throughput and latency check the paper's claims about their tables (speed_claims.h) from two timings
+// of the rows each claim compares; scaling checks Figure 1's finding at every length.
 #pragma once
 
 #include "experiments/reproduce.h"

@@ -252,6 +252,14 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
     EXPECT_THAT(read("latency-smoke.md"), HasSubstr(v));
   }
   EXPECT_THAT(read("throughput-smoke.md"), HasSubstr("317×"));
+  // Each speed table checks the paper's claims from two timings of the rows they compare.
+  for (const char* t : {"throughput-smoke.md", "latency-smoke.md"}) {
+    EXPECT_THAT(read(t), HasSubstr("## The paper's claims, checked")) << t;
+    EXPECT_THAT(read(t), HasSubstr("timed 2 times")) << t;
+    EXPECT_THAT(read(t), Not(HasSubstr("did not report"))) << t;
+  }
+  EXPECT_THAT(read("throughput-smoke.md"), HasSubstr("\"more than 50× faster\""));
+  EXPECT_THAT(read("latency-smoke.md"), HasSubstr("**not checked here**"));
   const std::string scaling = read("scaling-smoke.md");
   for (const char* v : {"| softmax |", "| causal-linear |", "reformer:rounds=4"}) EXPECT_THAT(scaling, HasSubstr(v));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
