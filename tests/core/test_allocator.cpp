@@ -1,8 +1,8 @@
 // test_allocator.cpp — invariant: the caching CPU allocator returns 64-byte aligned blocks, reuses a
 // freed block for any later request of the same size class instead of asking the OS again
 // (os_allocations stays flat under repeated alloc/free), serves a request from a cached block of up to
-// twice its class (the smallest that fits) so that shapes varying from step to step stop reaching the
-// OS, and counts the bytes in use and their peak exactly (requested bytes, back to the baseline once
+// max_fit times its class (the smallest that fits; host memory 4, other devices 2) so that shapes
+// varying from step to step stop reaching the OS, aligns blocks of 2 MiB or more to 2 MiB (huge pages), and counts the bytes in use and their peak exactly (requested bytes, back to the baseline once
 // tensors are freed; cached bytes by the blocks' own classes).
 #include <gtest/gtest.h>
 
@@ -67,7 +67,7 @@ TEST(CoreAllocator, FreedBlocksAreReused) {
   EXPECT_EQ(a.stats().os_allocations, os_before);
 }
 
-TEST(CoreAllocator, ALargerCachedBlockOfUpToTwiceTheClassServes) {
+TEST(CoreAllocator, ALargerCachedBlockOfUpToFourTimesTheClassServes) {
   CpuAllocator& a = CpuAllocator::instance();
   a.release_cached();
   const size_t big = size_t(1) << 20;
@@ -82,13 +82,51 @@ TEST(CoreAllocator, ALargerCachedBlockOfUpToTwiceTheClassServes) {
   void* r = a.allocate(big);  // and serves its own class again
   EXPECT_EQ(r, p);
   a.deallocate(r, big);
-  void* s = a.allocate(big / 4);  // under half the block: a block of its own
+  void* t = a.allocate(big / 4);  // a quarter of the block: still served by it
+  EXPECT_EQ(t, p);
+  a.deallocate(t, big / 4);
+  void* s = a.allocate(big / 5);  // under a quarter of the block: a block of its own
   EXPECT_NE(s, p);
   EXPECT_EQ(a.stats().os_allocations, os_before + 1);
-  a.deallocate(s, big / 4);
-  EXPECT_TRUE(CpuAllocator::fits(CpuAllocator::size_class(5000), CpuAllocator::size_class(5000)));
-  EXPECT_FALSE(CpuAllocator::fits(CpuAllocator::size_class(5000), CpuAllocator::size_class(6000)));
-  EXPECT_FALSE(CpuAllocator::fits(CpuAllocator::size_class(100000), CpuAllocator::size_class(40000)));
+  a.deallocate(s, big / 5);
+  EXPECT_TRUE(a.fits(CpuAllocator::size_class(5000), CpuAllocator::size_class(5000)));
+  EXPECT_FALSE(a.fits(CpuAllocator::size_class(5000), CpuAllocator::size_class(6000)));
+  EXPECT_TRUE(a.fits(CpuAllocator::size_class(100000), CpuAllocator::size_class(40000)));
+  EXPECT_FALSE(a.fits(CpuAllocator::size_class(100000), CpuAllocator::size_class(20000)));
+}
+
+// Other devices' allocators (CUDA's) keep best fit within twice the class.
+TEST(CoreAllocator, TheFitRatioIsTheAllocatorsOwn) {
+  class TwoTimes final : public CachingAllocator {
+   public:
+    TwoTimes() : CachingAllocator(Device::cpu, 1 << 20) {}
+
+   protected:
+    void* raw_allocate(size_t bytes) override { return std::aligned_alloc(64, bytes); }
+    void raw_free(void* ptr) override { std::free(ptr); }
+  } two;
+  EXPECT_TRUE(two.fits(CpuAllocator::size_class(100000), CpuAllocator::size_class(60000)));
+  EXPECT_FALSE(two.fits(CpuAllocator::size_class(100000), CpuAllocator::size_class(40000)));
+}
+
+// Blocks of a huge page or more start on a huge-page boundary (so the kernel can back them with 2 MiB
+// pages after the allocator's madvise) and hold what is written to them; smaller ones keep 64 bytes.
+TEST(CoreAllocator, LargeBlocksAreHugePageAligned) {
+  CpuAllocator& a = CpuAllocator::instance();
+  a.release_cached();
+  for (size_t n : {CpuAllocator::kHugePage, CpuAllocator::kHugePage * 3 + 4096, size_t(40) << 20}) {
+    auto* p = static_cast<unsigned char*>(a.allocate(n));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % CpuAllocator::kHugePage, 0u) << n;
+    for (size_t i = 0; i < n; i += 4096) p[i] = static_cast<unsigned char>(i / 4096);
+    p[n - 1] = 7;
+    for (size_t i = 0; i < n; i += 4096) ASSERT_EQ(p[i], static_cast<unsigned char>(i / 4096)) << n;
+    EXPECT_EQ(p[n - 1], 7);
+    a.deallocate(p, n);
+  }
+  void* small = a.allocate(CpuAllocator::kHugePage / 2);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % CpuAllocator::kAlignment, 0u);
+  a.deallocate(small, CpuAllocator::kHugePage / 2);
+  a.release_cached();
 }
 
 TEST(CoreAllocator, TheSmallestFittingBlockIsTaken) {
