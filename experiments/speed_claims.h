@@ -10,12 +10,19 @@
 //
 // A claim the run cannot measure (Table 5's CPU-against-GPU claim on a machine without a GPU) is listed
 // with the reason it is not checked, never with a verdict.
+//
+// `scaling` (Figure 1) runs the whole attention benchmark kSpeedPasses times. Its claim, "faster and
+// requires less memory than the baselines for every configuration", is a claim of kind lower per length N
+// and baseline, once on ms per sample and once on MB per sample (linear's mean below the baseline's by
+// more than the spread between passes). It holds when every comparison holds, does not hold when one
+// does not, and is inconclusive otherwise.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "bench/attention.h"
 #include "bench/generate.h"
 #include "experiments/claims.h"
 
@@ -51,5 +58,15 @@ SeedValues pass_values(const Claim& claim, const SpeedMeasurements& measured);
 // "## The paper's claims, checked": how the verdicts are made, then each claim with its rule, numbers
 // and verdict, then the claims not checked and why.
 std::string speed_claims_section(const SpeedClaims& claims, const SpeedMeasurements& measured);
+
+// Figure 1's claim checked over every pass of the attention benchmark: the same section, for `scaling`.
+using ScalingPasses = std::vector<std::vector<bench::AttentionBenchRow>>;
+struct ScalingVerdict {
+  int comparisons = 0, holding = 0, failing = 0;
+  std::string word;                   // holds | does not hold | inconclusive at this budget
+  std::vector<std::string> not_held;  // each comparison that did not hold: what, margin, spread, verdict
+};
+ScalingVerdict judge_scaling(const ScalingPasses& passes, const std::string& linear = "causal-linear");
+std::string scaling_claims_section(const ScalingPasses& passes);
 
 }  // namespace lintra::experiments

@@ -262,6 +262,8 @@ TEST(AppEndToEnd, ReproduceAllSmokeLandsEveryRowInItsTable) {
   EXPECT_THAT(read("latency-smoke.md"), HasSubstr("**not checked here**"));
   const std::string scaling = read("scaling-smoke.md");
   for (const char* v : {"| softmax |", "| causal-linear |", "reformer:rounds=4"}) EXPECT_THAT(scaling, HasSubstr(v));
+  EXPECT_THAT(scaling, HasSubstr("Every length was timed 2 times"));
+  EXPECT_THAT(scaling, HasSubstr("comparisons hold"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-time.png"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.png"));
   EXPECT_TRUE(fs::exists(t.path() + "/results/scaling-smoke-memory.svg"));

@@ -124,5 +124,59 @@ TEST(ExperimentsSpeedClaims, SectionGivesEachVerdictAndNamesWhatIsNotChecked) {
   EXPECT_HAS(l, "faster on the CPU than on the GPU in every case\" (Table 5) — **not checked here**");
 }
 
+bench::AttentionBenchRow attention(const std::string& variant, int64_t n, double ms, double mb) {
+  bench::AttentionBenchRow r;
+  r.variant = variant;
+  r.n = n;
+  r.ms_per_sample = ms;
+  r.mb_per_sample = mb;
+  return r;
+}
+
+// Two passes over two lengths: linear against softmax, with the given softmax times at N = 1,024.
+ScalingPasses two_lengths(double softmax_ms_a, double softmax_ms_b) {
+  return {{attention("causal-linear", 512, 1.0, 2.0), attention("softmax", 512, 3.0, 8.0),
+           attention("causal-linear", 1024, 2.0, 4.0), attention("softmax", 1024, softmax_ms_a, 30.0)},
+          {attention("causal-linear", 512, 1.1, 2.0), attention("softmax", 512, 3.1, 8.0),
+           attention("causal-linear", 1024, 2.2, 4.0), attention("softmax", 1024, softmax_ms_b, 30.0)}};
+}
+
+TEST(ExperimentsSpeedClaims, FigureOneHoldsOnlyWhenEveryLengthAndMetricHolds) {
+  ScalingVerdict v = judge_scaling(two_lengths(9.0, 9.5));
+  EXPECT_EQ(v.comparisons, 4);  // 2 lengths × 1 baseline × (time, memory)
+  EXPECT_EQ(v.holding, 4);
+  EXPECT_EQ(v.word, "holds");
+  // Softmax faster than linear at N = 1,024 in both passes: the claim does not hold, and says where.
+  v = judge_scaling(two_lengths(1.0, 1.1));
+  EXPECT_EQ(v.word, "does not hold");
+  EXPECT_EQ(v.failing, 1);
+  ASSERT_EQ(v.not_held.size(), 1u);
+  EXPECT_HAS(v.not_held[0], "N = 1024 against softmax, ms per sample: does not hold");
+  // Within the timing noise at N = 1,024 (linear 2.0 and 2.2, softmax 1.5 and 3.0): inconclusive.
+  v = judge_scaling(two_lengths(1.5, 3.0));
+  EXPECT_EQ(v.word, "inconclusive at this budget");
+  EXPECT_EQ(v.failing, 0);
+  // One pass measures no spread: never a verdict.
+  EXPECT_EQ(judge_scaling({two_lengths(9.0, 9.5)[0]}).word, "inconclusive at this budget");
+}
+
+TEST(ExperimentsSpeedClaims, FigureOneSkipsLengthsThatDidNotRun) {
+  ScalingPasses p = two_lengths(9.0, 9.5);
+  for (auto& pass : p) {
+    bench::AttentionBenchRow skipped = attention("softmax", 8192, -1, -1);
+    skipped.skipped = true;
+    pass.push_back(skipped);
+    pass.push_back(attention("causal-linear", 8192, 10.0, 16.0));
+  }
+  const ScalingVerdict v = judge_scaling(p);
+  EXPECT_EQ(v.comparisons, 4);
+  EXPECT_EQ(v.word, "holds");
+  const std::string md = scaling_claims_section(p);
+  EXPECT_HAS(md, "Every length was timed 2 times");
+  EXPECT_HAS(md, "for every configuration\" (Figure 1) — **holds**");
+  EXPECT_HAS(md, "4 of 4 comparisons hold");
+  EXPECT_HAS(md, "longest N run: linear 8192, softmax 1024");
+}
+
 }  // namespace
 }  // namespace lintra::experiments
