@@ -10,9 +10,9 @@
 // — half of a softmax speech step in page faults on a Zen 5 guest (experiments/kernels/README.md,
 // session 19). Host memory uses max_fit 4: against 2, the softmax speech run of the kernels README
 // (session 22) keeps 6.1 GB resident instead of 8.5 GB at the same speed, since fewer stale classes
-// fill the cache; CUDA keeps 2, its memory being scarcer than its page faults are dear. A block is reused only by a request
-// on the stream it was freed on (CachingAllocator::stream()): work on one stream runs in order, so
-// the new owner's kernels cannot start before the old owner's finished.
+// fill the cache; CUDA keeps 2, its memory being scarcer than its page faults are dear. A block is
+// reused only by a request on the stream it was freed on (CachingAllocator::stream()): work on one
+// stream runs in order, so the new owner's kernels cannot start before the old owner's finished.
 // The host devices have a single stream (0); CUDA has one stream per device today (cuda/runtime.h).
 //
 //   cpu       HostAllocator::instance() (CpuAllocator): 64-byte aligned host memory; blocks of 2 MiB or

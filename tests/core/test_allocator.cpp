@@ -2,8 +2,9 @@
 // freed block for any later request of the same size class instead of asking the OS again
 // (os_allocations stays flat under repeated alloc/free), serves a request from a cached block of up to
 // max_fit times its class (the smallest that fits; host memory 4, other devices 2) so that shapes
-// varying from step to step stop reaching the OS, aligns blocks of 2 MiB or more to 2 MiB (huge pages), and counts the bytes in use and their peak exactly (requested bytes, back to the baseline once
-// tensors are freed; cached bytes by the blocks' own classes).
+// varying from step to step stop reaching the OS, aligns blocks of 2 MiB or more to 2 MiB (huge
+// pages), and counts the bytes in use and their peak exactly (requested bytes, back to the baseline
+// once tensors are freed; cached bytes by the blocks' own classes).
 #include <gtest/gtest.h>
 
 #include <cstdint>
