@@ -18,9 +18,11 @@
 //                       variant without cross_attention) N ≠ S throw lintra::Error naming the
 //                       variant and the problem
 //
-// Every case runs on the CPU (instantiation Registered) and on the strict test device (instantiation
-// Strict, core/device.h): inputs, masks and key lengths are made there, so a variant that reads tensor
-// data on the host or makes a tensor on the wrong device fails its Strict cases.
+// Every case runs on the CPU (instantiation Registered), on the strict test device (instantiation
+// Strict, core/device.h) and on the GPU (instantiation Cuda, cuda:0; skipped where no GPU is visible or
+// the build has no CUDA): inputs, masks and key lengths are made on the device, so a variant that reads
+// tensor data on the host or makes a tensor on the wrong device fails its Strict cases, and one whose
+// CUDA kernels disagree with the math fails its Cuda cases.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -101,6 +103,9 @@ void PrintTo(const ConformanceCase& c, std::ostream* os) { *os << c.variant << "
 
 class NnAttentionConformance : public ::testing::TestWithParam<ConformanceCase> {
  protected:
+  void SetUp() override {
+    if (device().is_cuda() && !cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)";
+  }
   const std::string& variant() const { return GetParam().variant; }
   Device device() const { return GetParam().device; }
   std::shared_ptr<InnerAttention> make(uint64_t seed = 1, int64_t e = E, int64_t m = M) {
@@ -351,6 +356,8 @@ std::string variant_test_name(const ::testing::TestParamInfo<ConformanceCase>& i
 INSTANTIATE_TEST_SUITE_P(Registered, NnAttentionConformance, ::testing::ValuesIn(cases_on(Device::cpu)),
                          variant_test_name);
 INSTANTIATE_TEST_SUITE_P(Strict, NnAttentionConformance, ::testing::ValuesIn(cases_on(Device::strict())),
+                         variant_test_name);
+INSTANTIATE_TEST_SUITE_P(Cuda, NnAttentionConformance, ::testing::ValuesIn(cases_on(Device::cuda(0))),
                          variant_test_name);
 
 TEST(NnAttentionConformanceCoverage, CoversEveryBuiltinAndTheToy) {
