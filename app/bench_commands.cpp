@@ -30,11 +30,15 @@ std::shared_ptr<std::string> add_simd_target_option(CLI::App* cmd) {
 Command add_bench_kernels(CLI::App* bench) {
   auto opt = std::make_shared<bench::KernelBenchOptions>();
   auto* cmd = bench->add_subcommand(
-      "kernels", "matmul against direct cblas_sgemm, add/softmax against memcpy, side by side\n"
+      "kernels", "matmul against direct cblas_sgemm, add/softmax against memcpy, side by side (on a GPU:\n"
+                 "matmul and the causal product against direct cuBLAS)\n"
                  "Example: lintra bench kernels --json kernels.json");
   cmd->add_option("--json", opt->json_path, "write one JSON object per case to this file");
   cmd->add_option("--min-seconds", opt->min_seconds, "timing budget per case")->check(CLI::PositiveNumber);
   cmd->add_option("--filter", opt->filter, "only cases whose name contains this");
+  cmd->add_option("--device", opt->device,
+                  "cpu (default), or cuda / cuda:N: the model's matrix products and the causal product on that GPU "
+                  "against cuBLAS called directly");
   auto target = add_simd_target_option(cmd);
   return {cmd, [opt, target] {
             force_simd_target(*target);

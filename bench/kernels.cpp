@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "bench/cuda_reference.h"
+#include "bench/timer.h"
+#include "core/device.h"
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "core/simd.h"
 #include "core/threading.h"
-#include "bench/timer.h"
 
 namespace lintra::bench {
 
@@ -236,9 +238,102 @@ CaseResult causal_linear_case(int64_t B, int64_t H, int64_t N, int64_t E, int64_
           2.0 * S * S * S / t.b_seconds / 1e9, "cblas_sgemm 1024^3"};
 }
 
+// --- on a GPU ---------------------------------------------------------------------------------------
+// Each timed call queues kGpuCalls products (or kernel pairs) and then waits for the device, for lintra
+// and for the reference alike: one wait costs tens of microseconds, as long as one product at the
+// model's shapes.
+constexpr int kGpuCalls = 20;
+
+// lintra's matmul on the GPU — its dispatch, an output from the caching allocator, cuBLAS — against
+// cuBLAS called directly on buffers of its own (DirectCublas): issue 15's "≥ 0.9 of direct cuBLAS at the
+// model's shapes". batch > 1: a batched product (the softmax attention's per-head products).
+CaseResult gpu_gemm_case(Device device, int64_t batch, int64_t M, int64_t K, int64_t N, double min_s) {
+  Generator gen(1);
+  const Shape sa = batch == 1 ? Shape{M, K} : Shape{batch, M, K}, sb = batch == 1 ? Shape{K, N} : Shape{batch, K, N};
+  const Tensor a = Tensor::uniform(sa, gen, -1, 1).to(device), b = Tensor::uniform(sb, gen, -1, 1).to(device);
+  const DirectCublas direct(device.index(), batch, M, K, N);
+  auto t = time_pair(
+      [&] {
+        Tensor c;
+        for (int i = 0; i < kGpuCalls; ++i) c = ops::matmul(a, b);
+        wait_for_device(c);
+      },
+      [&] { direct.run(kGpuCalls); }, min_s);
+  const double flops = direct.flops_per_call() * kGpuCalls;
+  const std::string name = batch == 1 ? fmt::format("matmul_{}x{}x{}", M, K, N)
+                                      : fmt::format("batched_matmul_{}x{}x{}x{}", batch, M, K, N);
+  return {name, "GFLOP/s", flops / t.a_seconds / 1e9, flops / t.b_seconds / 1e9,
+          batch == 1 ? "cublasSgemm, direct" : "cublasSgemmStridedBatched, direct"};
+}
+
+// The fused causal product's forward + backward on the GPU (FLOPs counted as causal_linear_case does),
+// against a direct 4096³ cublasSgemm (near the GPU's float32 peak).
+CaseResult gpu_causal_linear_case(Device device, int64_t B, int64_t H, int64_t N, int64_t E, int64_t M, double min_s) {
+  Generator gen(4);
+  auto uniform = [&](int64_t last, double lo) { return Tensor::uniform({B, H, N, last}, gen, lo, 1).to(device); };
+  const Tensor q = uniform(E, 0), k = uniform(E, 0), v = uniform(M, -1), g = uniform(M, -1);
+  Tensor out = Tensor::empty({B, H, N, M}, DType::f32, device), gq = Tensor::empty({B, H, N, E}, DType::f32, device),
+         gk = Tensor::empty({B, H, N, E}, DType::f32, device), gv = Tensor::empty({B, H, N, M}, DType::f32, device);
+  const int64_t S = 4096;
+  const DirectCublas direct(device.index(), 1, S, S, S);
+  auto t = time_pair(
+      [&] {
+        for (int i = 0; i < kGpuCalls; ++i) {
+          kernels::on(out).causal_product_forward(q, k, v, out);
+          kernels::on(gq).causal_product_backward(q, k, v, g, gq, gk, gv);
+        }
+        wait_for_device(gv);
+      },
+      [&] { direct.run(1); }, min_s);
+  const double flops = 2.0 * 6.0 * double(B * H * N) * double(E) * double(M) * kGpuCalls;
+  return {fmt::format("causal-linear_{}x{}x{}x{}x{}", B, H, N, E, M), "GFLOP/s", flops / t.a_seconds / 1e9,
+          direct.flops_per_call() / t.b_seconds / 1e9, "cublasSgemm 4096^3, direct"};
+}
+
+// The GPU's cases: the paper's MNIST (batch 10 × 784 rows) and CIFAR-10 (4 × 3,072) layer products at
+// d_model 256 and d_ff 1,024, the MNIST softmax's per-head products (10 × 8 heads, 784 × 32 · 32 × 784),
+// and the causal product at the MNIST shape and at N = 65,536.
+std::vector<std::pair<std::string, std::function<CaseResult()>>> gpu_cases(Device d, double s) {
+  return {
+      {"matmul_7840x256x256", [=] { return gpu_gemm_case(d, 1, 7840, 256, 256, s); }},
+      {"matmul_7840x256x1024", [=] { return gpu_gemm_case(d, 1, 7840, 256, 1024, s); }},
+      {"matmul_7840x1024x256", [=] { return gpu_gemm_case(d, 1, 7840, 1024, 256, s); }},
+      {"matmul_12288x256x256", [=] { return gpu_gemm_case(d, 1, 12288, 256, 256, s); }},
+      {"matmul_12288x256x1024", [=] { return gpu_gemm_case(d, 1, 12288, 256, 1024, s); }},
+      {"matmul_12288x1024x256", [=] { return gpu_gemm_case(d, 1, 12288, 1024, 256, s); }},
+      {"batched_matmul_80x784x32x784", [=] { return gpu_gemm_case(d, 80, 784, 32, 784, s); }},
+      {"causal-linear_10x8x784x32x32", [=] { return gpu_causal_linear_case(d, 10, 8, 784, 32, 32, s); }},
+      {"causal-linear_1x8x65536x32x32", [=] { return gpu_causal_linear_case(d, 1, 8, 65536, 32, 32, s); }},
+  };
+}
+
 }  // namespace
 
 void run_kernel_benchmarks(const KernelBenchOptions& opt) {
+  const Device device = Device::parse(opt.device);
+  check_device_available(device);  // a missing GPU fails before any case
+  if (!device.is_cpu()) {
+    LINTRA_CHECK(device.is_cuda(), "bench kernels: no cases for device {} (cpu or cuda:N)", device.str());
+    fmt::print("lintra bench kernels — {}, device {}\n", machine_line(), device.str());
+    fmt::print("each case: lintra and the reference timed alternately, {} calls then a wait for the device, best of "
+               "each; ratio = lintra / reference\n\n",
+               kGpuCalls);
+    fmt::print("{:<32} {:>12} {:>12} {:>8}  {}\n", "case", "lintra", "reference", "ratio", "unit (reference)");
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& [name, run] : gpu_cases(device, opt.min_seconds)) {
+      if (!opt.filter.empty() && name.find(opt.filter) == std::string::npos) continue;
+      const CaseResult r = run();
+      const double ratio = r.lintra / r.reference;
+      fmt::print("{:<32} {:>12.1f} {:>12.1f} {:>8.3f}  {} ({})\n", r.name, r.lintra, r.reference, ratio, r.unit,
+                 r.reference_name);
+      std::fflush(stdout);
+      out.push_back({{"name", r.name}, {"lintra", r.lintra}, {"reference", r.reference}, {"ratio", ratio},
+                     {"unit", r.unit}, {"reference_is", r.reference_name}, {"device", device.str()},
+                     {"cpu", cpu_model()}});
+    }
+    if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");
+    return;
+  }
   fmt::print("lintra bench kernels — {}\n", machine_line());
   fmt::print("each case: lintra and the reference timed alternately, best of each; ratio = lintra / reference\n\n");
   fmt::print("{:<32} {:>12} {:>12} {:>8}  {}\n", "case", "lintra", "reference", "ratio", "unit (reference)");

@@ -16,6 +16,7 @@
 #include "core/threading.h"
 #include "train/experiment_config.h"
 #include "train/factories.h"
+#include "bench/cuda_reference.h"
 #include "bench/timer.h"
 
 namespace lintra::bench {
@@ -84,19 +85,28 @@ double model_gflop(const Sizes& s, const Config& cfg) {
   return 3.0 * 2.0 * double(s.B) * (double(s.layers) * per_layer + head) / 1e9;
 }
 
-// cuBLAS GFLOP/s through lintra's matmul on `device` at the same shapes as sgemm_rate.
-double device_gemm_rate(const Sizes& s, Device device) {
+// GFLOP/s of lintra's matmul on `device` (the strict test device: its kernel table) at the shapes and
+// weights of sgemm_rate: the yardstick where there is no library to call directly.
+double device_matmul_rate(const Sizes& s, Device device) {
   const int64_t rows = s.B * s.N;
   Generator gen(9);
   auto gemm = [&](int64_t K, int64_t N) {
     const Tensor x = Tensor::uniform({rows, K}, gen, -1, 1).to(device), w = Tensor::uniform({K, N}, gen, -1, 1).to(device);
     Tensor y = Tensor::empty({rows, N}, DType::f32, device);
-    return time_best(
-        [&] {
-          kernels::on(y).matmul(x, w, y, false);
-          wait_for_device(y);
-        },
-        0.3);
+    return time_best([&] { kernels::on(y).matmul(x, w, y, false); }, 0.3);
+  };
+  const double seconds = 4 * gemm(s.d, s.d) + gemm(s.d, s.d_ff) + gemm(s.d_ff, s.d);
+  return 2.0 * double(rows) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff)) / seconds / 1e9;
+}
+
+// cuBLAS GFLOP/s on `device`, called directly (bench/cuda_reference.h: nothing of lintra between the
+// timer and the library, 20 products a wait), at the shapes and weights of sgemm_rate.
+double device_gemm_rate(const Sizes& s, Device device) {
+  const int64_t rows = s.B * s.N;
+  constexpr int kCalls = 20;
+  auto gemm = [&](int64_t K, int64_t N) {
+    const DirectCublas direct(device.index(), 1, rows, K, N);
+    return time_best([&] { direct.run(kCalls); }, 0.3) / kCalls;
   };
   const double seconds = 4 * gemm(s.d, s.d) + gemm(s.d, s.d_ff) + gemm(s.d_ff, s.d);
   return 2.0 * double(rows) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff)) / seconds / 1e9;
@@ -222,7 +232,10 @@ TrainBenchRow run_row(const TrainBenchOptions& o, const std::string& shape, cons
   const Sizes s = sizes_of(cfg, length);
   const auto [layers, batch] = timed_size(s, cfg, o.memory_cap_mb);
   const Device device = train::experiment_device(cfg, /*check_available=*/true);  // a missing GPU: its error, first
-  auto yardstick = [&] { return device.is_cpu() ? sgemm_rate(s) : device_gemm_rate(s, device); };
+  auto yardstick = [&] {
+    if (device.is_cpu()) return sgemm_rate(s);
+    return device.is_cuda() ? device_gemm_rate(s, device) : device_matmul_rate(s, device);
+  };
   const double sgemm_before = yardstick();  // its buffers go back to the OS with the cache, below
   CpuAllocator::instance().release_cached();
   reset_peak_rss();

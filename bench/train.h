@@ -32,8 +32,9 @@
 // plus cpu and simd_target (the machine line of every bench: CPU model and the dispatched ISA), and
 // device. On a GPU (--device cuda) each timed step ends by reading the loss back to the
 // host, which waits for the device's stream (the kernels run asynchronously); sgemm_gflops_per_s is then
-// cuBLAS's rate at the same shapes (lintra's matmul on the device, one cuBLAS call per product), and
-// peak_rss_mb is the host's only.
+// cuBLAS's rate at the same shapes, called directly (bench/cuda_reference.h: its own buffers, stream and
+// handle, 20 products between waits), and peak_rss_mb is the host's only. On the strict test device the
+// yardstick is lintra's matmul there (its kernel table: no library to call directly).
 //
 // Memory: a row whose predicted activations exceed memory_cap_mb (softmax at the CIFAR-10 shape keeps
 // about 6 × B·H·N² floats per layer: 7 GB per layer at batch 4) is timed with as many of its layers,

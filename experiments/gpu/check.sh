@@ -13,7 +13,7 @@
 #   here:     experiments/gpu/bundle.sh                (about 2 minutes; build-gpu-bundle/, ~35 MiB)
 #             experiments/gpu/check.sh --dry-run --from-bundle build-gpu-bundle/lintra-gpu.tar.xz
 #   there:    run(command="bash experiments/gpu/check.sh --from-bundle build-gpu-bundle/lintra-gpu.tar.xz",
-#                 carry=["build-gpu-bundle"], timeout_s=540)
+#                 carry=["build-gpu-bundle"], timeout_s=560)
 #   then:     tar -xzf <files_at>/results.tar.gz -C /tmp && cp /tmp/results/* experiments/results/
 #
 # Two ways to get lintra onto the GPU machine:
@@ -33,7 +33,7 @@
 #     four IDX files, about 11 MB) from this machine's data root; the run unpacks it into BUILD_DIR/data
 #     when its own data root lacks MNIST; `lintra data fetch mnist` then verifies every file's sha256.
 #
-# Steps, each under its own time limit and all under one budget (CHECK_BUDGET seconds, default 420, of
+# Steps, each under its own time limit and all under one budget (CHECK_BUDGET seconds, default 460, of
 # which the summary keeps the last few), each recorded even when it fails (so one run shows everything):
 #   deps / bundle, gpu (nvidia-smi), configure and build (from source only), cuda-tests: every test that
 #   needs a GPU — the CUDA kernels against the CPU's (CoreCudaKernels), the device plumbing
@@ -42,9 +42,9 @@
 #   NnAttentionConformance), the models training and generating as on the CPU (NnModelsCuda), checkpoints
 #   between the CPU and the GPU (TrainStrictCheckpoint.Cuda*), and NCCL sums (TrainDistributedNccl, from
 #   source with mpirun only; a one-GPU machine skips it: NCCL refuses two ranks on one GPU); on a GPU none
-#   may skip, and the summary counts skips; data; bench-kernels|attention|train|generate on cuda where
-#   the bench takes --device (all but kernels, whose references are CPU libraries; the summary says it
-#   is skipped); a short training run of each MNIST row at paper size with device=cuda (train.steps 20):
+#   may skip, and the summary counts skips; data; bench-kernels|attention|train|generate on cuda (kernels:
+#   lintra's matmul at the model's shapes and the causal product against cuBLAS called directly; train:
+#   its sgemm column is direct cuBLAS at the model's shapes); a short training run of each MNIST row at paper size with device=cuda (train.steps 20):
 #   every kernel of the list has a CUDA version (core/cuda/kernel_table.cpp), so a row that stops names
 #   what failed.
 # --dry-run (a machine without a GPU, e.g. the CPU machine): the same steps, except that nvidia-smi is
@@ -108,7 +108,7 @@ LOGS=$BUILD/gpu-check
 rm -rf "$LOGS"
 mkdir -p "$LOGS/results"
 START=$(date +%s)
-BUDGET=${CHECK_BUDGET:-420}
+BUDGET=${CHECK_BUDGET:-460}
 RESERVE=10 # seconds kept for the summary
 JOBS=$(nproc 2>/dev/null || echo 2)
 ROWS=()
@@ -329,23 +329,30 @@ export LINTRA_DATA=$mnist_root
 ((BUILD_OK == 0)) && step data 60 "$LINTRA" data fetch mnist
 
 # --- benchmarks on cuda ---------------------------------------------------------------------------
-# Each bench's arguments on the GPU, sized to fit its minute: the attention sweep (Figure 1) up to
-# N = 65,536 for the issue's memory-linear check of causal-linear; generation at one large batch
-# (Table 4's protocol: images/s), no per-token profile.
-declare -A bench_args=([attention]="--variants softmax,causal-linear,linear,reformer:rounds=1 --min-seconds 0.2"
-                       [train]="--steps 3"
-                       [generate]="--batch-sizes 64 --min-seconds 0 --no-profile --variants causal-linear,stateful-softmax,softmax")
-for bench in kernels attention train generate; do
+# Each run: a name (its log and results file), the bench, its arguments on the GPU, sized to fit its
+# minute. kernels: the model's products and the causal product against direct cuBLAS; attention: the
+# sweep of Figure 1 up to N = 65,536 (the issue's memory-linear check of causal-linear); train: the
+# paper's shapes; generate: images/s (Tables 1, 2 and 4: the paper's GPU figures are 142.8 MNIST and
+# 17.85 CIFAR-10 images/s) at batch 64 with every protocol, then at large batches for the recurrent ones
+# (a GPU's throughput needs them; recomputing softmax would hold 20 GB of scores a layer at 1,024).
+bench_runs=("bench-kernels|kernels|--min-seconds 0.5"
+            "bench-attention|attention|--variants softmax,causal-linear,linear,reformer:rounds=1 --min-seconds 0.2"
+            "bench-train|train|--steps 3"
+            "bench-generate|generate|--batch-sizes 64 --min-seconds 0 --no-profile --variants causal-linear,stateful-softmax,softmax"
+            "bench-generate-large|generate|--batch-sizes 1024 --min-seconds 0 --no-profile --variants causal-linear,stateful-softmax"
+            "bench-generate-cifar|generate|--image cifar --batch-sizes 256 --min-seconds 0 --no-profile --variants causal-linear,stateful-softmax")
+for run in "${bench_runs[@]}"; do
+  IFS='|' read -r name bench args <<<"$run"
+  read -r -a extra <<<"$args"
   if ((BUILD_OK == 0)) && "$LINTRA" bench "$bench" --help 2>/dev/null | grep -q -- '--device'; then
-    read -r -a extra <<<"${bench_args[$bench]:-}"
     if [[ $DRY -eq 1 ]]; then
-      expect_failure "bench-$bench" "cuda" "$LINTRA" bench "$bench" "${extra[@]}" --device cuda --json "$LOGS/bench-$bench.json"
+      expect_failure "$name" "cuda" "$LINTRA" bench "$bench" "${extra[@]}" --device cuda --json "$LOGS/$name.json"
     else
-      step "bench-$bench" 60 "$LINTRA" bench "$bench" "${extra[@]}" --device cuda --json "$LOGS/results/bench-$bench-$GPU_TAG.json"
+      step "$name" 60 "$LINTRA" bench "$bench" "${extra[@]}" --device cuda --json "$LOGS/results/$name-$GPU_TAG.json"
     fi
   else
-    echo "== bench-$bench: \`lintra bench $bench\` takes no --device yet: skipped"
-    record "bench-$bench" "skipped (no --device yet)" 0
+    echo "== $name: \`lintra bench $bench\` takes no --device: skipped"
+    record "$name" "skipped (no --device)" 0
   fi
 done
 

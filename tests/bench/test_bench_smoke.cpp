@@ -1,7 +1,8 @@
 // test_bench_smoke.cpp — `lintra bench attention`, `bench train` (also on the strict device) and
-// `bench generate` run end to end
-// at tiny sizes and write JSON with the documented fields. Timings are never asserted (benchmarks
-// are not tests).
+// `bench generate` run end to end at tiny sizes and write JSON with the documented fields; `bench
+// kernels` refuses a device it has no cases for, and a missing GPU, naming it (its GPU cases and the
+// direct cuBLAS yardstick run in experiments/gpu/check.sh). Timings are never asserted (benchmarks are
+// not tests).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/attention.h"
+#include "bench/cuda_reference.h"
 #include "bench/generate.h"
+#include "bench/kernels.h"
 #include "bench/train.h"
 #include "core/device.h"
 #include "core/error.h"
@@ -234,6 +237,20 @@ TEST(BenchSmoke, TrainRejectsAnUnknownShapeOrVariant) {
   o.shapes = {"mnist"};
   o.variants = {"performer"};
   EXPECT_THROW(run_train_benchmark(o), Error);
+}
+
+TEST(BenchSmoke, KernelsRefuseTheStrictDeviceAndAMissingGpu) {
+  KernelBenchOptions o;
+  o.device = "strict";
+  EXPECT_HAS(error_of([&] { run_kernel_benchmarks(o); }), "no cases for device strict:0");
+  o.device = "tpu";
+  EXPECT_THROW(run_kernel_benchmarks(o), Error);
+  if (!cuda_available()) {
+    o.device = "cuda:0";
+    EXPECT_HAS(error_of([&] { run_kernel_benchmarks(o); }), "cuda:0");
+    // The yardstick itself: an error (a build without CUDA, or no GPU), never a silent zero rate.
+    EXPECT_THROW(DirectCublas(0, 1, 8, 8, 8), Error);
+  }
 }
 
 }  // namespace
