@@ -104,7 +104,8 @@ void causal_normalise_forward(int device, Elem type, const NormaliseDims& dm, co
                               const void* num, double eps, void* out, void* den) {
   if (dm.BH == 0 || dm.N == 0) return;
   if (type == Elem::f32) launch_forward<float>(device, dm, q, k, num, eps, out, den);
-  else launch_forward<double>(device, dm, q, k, num, eps, out, den);
+  else if (type == Elem::f64) launch_forward<double>(device, dm, q, k, num, eps, out, den);
+  else detail::fail("causal_normalise", device, "only float32 and float64 are defined", __FILE__, __LINE__);
 }
 
 void causal_normalise_backward(int device, Elem type, const NormaliseDims& dm, const void* q, const void* k,
@@ -112,7 +113,8 @@ void causal_normalise_backward(int device, Elem type, const NormaliseDims& dm, c
                                void* c) {
   if (dm.BH == 0 || dm.N == 0) return;
   if (type == Elem::f32) launch_backward<float>(device, dm, q, k, out, den, g, gnum, gq, gk, c);
-  else launch_backward<double>(device, dm, q, k, out, den, g, gnum, gq, gk, c);
+  else if (type == Elem::f64) launch_backward<double>(device, dm, q, k, out, den, g, gnum, gq, gk, c);
+  else detail::fail("causal_normalise (backward)", device, "only float32 and float64 are defined", __FILE__, __LINE__);
 }
 
 }  // namespace lintra::cuda

@@ -15,7 +15,22 @@ namespace lintra::cuda {
 
 namespace {
 
+// Dynamic shared memory a block may use without asking (every GPU), and with asking: the device's
+// opt-in maximum (227 KiB on the H100 and H200), read once per device.
 constexpr size_t kSharedBytes = 48 * 1024;
+
+size_t shared_optin_bytes(int device) {
+  static int cached[64] = {};
+  if (device < 0 || device >= 64) return kSharedBytes;
+  if (cached[device] == 0) {
+    int bytes = 0;
+    if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+        bytes < int(kSharedBytes))
+      bytes = int(kSharedBytes);
+    cached[device] = bytes;
+  }
+  return size_t(cached[device]);
+}
 
 // Shared memory of the output pass: A_c, B_c (C × Dk), C_c (C × Dc), P (Dk × Dc), scores (C × C).
 size_t output_shared(size_t elem, int64_t C, int64_t Dk, int64_t Dc) {
@@ -36,12 +51,12 @@ template <class T> __device__ void load_rows(const T* x, const Dims& dm, int64_t
   }
 }
 
-// (1) ΔS_c = Σ_{j∈c} b_j c_jᵀ into scratch[bh][chunk] (Dk × Dc). Grid (chunks, BH).
+// (1) ΔS_c = Σ_{j∈c} b_j c_jᵀ into scratch[bh][chunk] (Dk × Dc). Grid chunks · BH, block bh · chunks + chunk.
 template <class T> __global__ void chunk_state_kernel(const T* b, const T* c, T* scratch, Dims dm) {
   extern __shared__ __align__(16) unsigned char raw[];
   T* Bs = reinterpret_cast<T*>(raw);
   T* Cs = Bs + dm.C * dm.Dk;
-  const int64_t bh = blockIdx.y, chunk = blockIdx.x, p0 = chunk * dm.C;
+  const int64_t bh = blockIdx.x / dm.chunks, chunk = blockIdx.x % dm.chunks, p0 = chunk * dm.C;
   load_rows(b + bh * dm.N * dm.Dk, dm, p0, dm.Dk, Bs);
   load_rows(c + bh * dm.N * dm.Dc, dm, p0, dm.Dc, Cs);
   __syncthreads();
@@ -68,7 +83,7 @@ template <class T> __global__ void prefix_kernel(T* scratch, int64_t BH, Dims dm
   }
 }
 
-// (3) O_c = A_c P_c + tril(A_c B_cᵀ) C_c. Grid (chunks, BH).
+// (3) O_c = A_c P_c + tril(A_c B_cᵀ) C_c. Grid chunks · BH, block bh · chunks + chunk.
 template <class T> __global__ void output_kernel(const T* a, const T* b, const T* c, const T* scratch, T* out, Dims dm) {
   extern __shared__ __align__(16) unsigned char raw[];
   T* As = reinterpret_cast<T*>(raw);
@@ -76,7 +91,7 @@ template <class T> __global__ void output_kernel(const T* a, const T* b, const T
   T* Cs = Bs + dm.C * dm.Dk;
   T* P = Cs + dm.C * dm.Dc;
   T* S = P + dm.Dk * dm.Dc;
-  const int64_t bh = blockIdx.y, chunk = blockIdx.x, p0 = chunk * dm.C;
+  const int64_t bh = blockIdx.x / dm.chunks, chunk = blockIdx.x % dm.chunks, p0 = chunk * dm.C;
   load_rows(a + bh * dm.N * dm.Dk, dm, p0, dm.Dk, As);
   load_rows(b + bh * dm.N * dm.Dk, dm, p0, dm.Dk, Bs);
   load_rows(c + bh * dm.N * dm.Dc, dm, p0, dm.Dc, Cs);
@@ -104,29 +119,42 @@ template <class T> __global__ void output_kernel(const T* a, const T* b, const T
 
 template <class T> void launch(int device, const T* a, const T* b, const T* c, T* out, int64_t BH, int64_t N,
                                int64_t Dk, int64_t Dc, bool reverse, T* scratch) {
-  const int64_t C = causal_product_chunk(sizeof(T) == 4 ? Elem::f32 : Elem::f64, Dk, Dc);
+  const int64_t C = causal_product_chunk(device, sizeof(T) == 4 ? Elem::f32 : Elem::f64, Dk, Dc);
   if (C == 0) detail::fail("causal_product", device, "the head dims do not fit shared memory", __FILE__, __LINE__);
   const Dims dm{N, Dk, Dc, C, (N + C - 1) / C, reverse};
   const cudaStream_t s = stream_of(device);
-  const dim3 grid(unsigned(dm.chunks), unsigned(BH));
-  chunk_state_kernel<T><<<grid, kThreads, sizeof(T) * size_t(C * (Dk + Dc)), s>>>(b, c, scratch, dm);
+  const size_t state_bytes = sizeof(T) * size_t(C * (Dk + Dc)), output_bytes = output_shared(sizeof(T), C, Dk, Dc);
+  if (output_bytes > kSharedBytes) {  // beyond 48 KiB a kernel must ask (output_bytes ≥ state_bytes)
+    check_call(cudaFuncSetAttribute(output_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(output_bytes)),
+               device, "causal_product (shared memory of the outputs)");
+    check_call(cudaFuncSetAttribute(chunk_state_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(state_bytes)),
+               device, "causal_product (shared memory of the chunk states)");
+  }
+  // One block per (bh, chunk), flattened in x (up to 2³¹ − 1 blocks; y and z stop at 65,535).
+  const unsigned grid = unsigned(dm.chunks * BH);
+  chunk_state_kernel<T><<<grid, kThreads, state_bytes, s>>>(b, c, scratch, dm);
   check_launch(device, "causal_product (chunk states)");
   const int64_t threads = BH * Dk * Dc;
   prefix_kernel<T><<<unsigned(std::clamp<int64_t>((threads + kThreads - 1) / kThreads, 1, 65535)), kThreads, 0, s>>>(
       scratch, BH, dm);
   check_launch(device, "causal_product (prefix)");
-  output_kernel<T><<<grid, kThreads, output_shared(sizeof(T), C, Dk, Dc), s>>>(a, b, c, scratch, out, dm);
+  output_kernel<T><<<grid, kThreads, output_bytes, s>>>(a, b, c, scratch, out, dm);
   check_launch(device, "causal_product (outputs)");
 }
 
 }  // namespace
 
-int causal_product_chunk(Elem type, int64_t Dk, int64_t Dc) {
+int causal_product_chunk(int device, Elem type, int64_t Dk, int64_t Dc) {
   const size_t elem = type == Elem::f64 ? 8 : 4;
-  for (const int64_t C : {64, 32, 16})
+  for (const int64_t C : {64, 32, 16})  // without asking for shared memory: the most blocks per SM
     if (output_shared(elem, C, Dk, Dc) <= kSharedBytes) return int(C);
+  const size_t optin = shared_optin_bytes(device);
+  for (const int64_t C : {64, 32, 16})  // larger heads (float64 64 × 64: 164 KiB at 64 rows)
+    if (output_shared(elem, C, Dk, Dc) <= optin) return int(C);
   return 0;
 }
+
+size_t causal_product_shared_limit(int device) { return shared_optin_bytes(device); }
 
 void causal_product(int device, Elem type, const void* a, const void* b, const void* c, void* out, int64_t BH,
                     int64_t N, int64_t Dk, int64_t Dc, bool reverse, void* scratch) {

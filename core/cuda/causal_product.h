@@ -14,17 +14,22 @@
 // O_c = A_c P_c + tril(A_c B_cᵀ) C_c from its rows in shared memory (P_c: the prefix state). Cost:
 // 2·N·Dk·Dc (states) + N·(Dk + Dc)·C (the triangles) multiply-adds per bh; scratch BH·⌈N/C⌉·Dk·Dc
 // elements. C is the largest of 64, 32, 16 whose rows, state and C×C scores fit 48 KiB of shared
-// memory; Dk·Dc beyond that is refused (the paper's heads are 32 × 32 or 64 × 64).
+// memory (float32 heads to 64 × 64: the paper's are 32 × 32 and 64 × 64), else the largest that fits the
+// device's opt-in maximum (227 KiB on the H100 and H200: float64 64 × 64 heads, the kernels asking for it);
+// heads beyond that are refused.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/cuda/elementwise.h"  // Elem
 
 namespace lintra::cuda {
 
-// The chunk length for these dims, or 0 when even 16 rows do not fit (the caller refuses those).
-int causal_product_chunk(Elem type, int64_t Dk, int64_t Dc);
+// The chunk length for these dims on `device`, or 0 when even 16 rows do not fit (the caller refuses
+// those); the most shared memory a block of `device` may ask for, in bytes (for that refusal's message).
+int causal_product_chunk(int device, Elem type, int64_t Dk, int64_t Dc);
+size_t causal_product_shared_limit(int device);
 
 // out = the (reverse) causal product of a, b, c as above; scratch: BH·⌈N/C⌉·Dk·Dc elements of `type`.
 void causal_product(int device, Elem type, const void* a, const void* b, const void* c, void* out, int64_t BH,

@@ -280,9 +280,10 @@ void causal(const Tensor& a_in, const Tensor& b_in, const Tensor& c_in, bool rev
   const Tensor a = a_in.contiguous(), b = b_in.contiguous(), c = c_in.contiguous();
   const int64_t BH = a.size(0) * a.size(1), N = a.size(2), Dk = a.size(3), Dc = c.size(3);
   const lintra::cuda::Elem type = elem(a.dtype());
-  const int64_t C = lintra::cuda::causal_product_chunk(type, Dk, Dc);
-  LINTRA_CHECK(C > 0, "causal_product on {}: heads of {} × {} do not fit one block's shared memory (at most 64 × 64)",
-               out.device().str(), Dk, Dc);
+  const int64_t C = lintra::cuda::causal_product_chunk(device_of(out), type, Dk, Dc);
+  LINTRA_CHECK(C > 0, "causal_product on {}: {} heads of {} × {} do not fit one block's shared memory ({} KiB)",
+               out.device().str(), dtype_name(a.dtype()), Dk, Dc,
+               lintra::cuda::causal_product_shared_limit(device_of(out)) / 1024);
   Tensor o = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype(), out.device());
   Tensor scratch = Tensor::empty({std::max<int64_t>(1, BH * ((N + C - 1) / C) * Dk * Dc)}, a.dtype(), a.device());
   lintra::cuda::causal_product(device_of(out), type, KernelAccess::data(a), KernelAccess::data(b), KernelAccess::data(c),

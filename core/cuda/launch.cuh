@@ -26,6 +26,11 @@ inline unsigned grid_for(int64_t n, int64_t threads = kThreads) {
   return unsigned(std::clamp<int64_t>((n + threads - 1) / threads, 1, 65535));
 }
 
+// Throws (cuda/runtime.h detail::fail) if a runtime call failed.
+inline void check_call(cudaError_t err, int device, const char* what) {
+  if (err != cudaSuccess) detail::fail(what, device, cudaGetErrorString(err), __FILE__, __LINE__);
+}
+
 // Throws (cuda/runtime.h detail::fail) if the last launch failed.
 inline void check_launch(int device, const char* what) {
   const cudaError_t err = cudaGetLastError();

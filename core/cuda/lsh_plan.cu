@@ -43,11 +43,11 @@ __device__ inline int64_t window_key(const LshPlanShape& g, const int64_t* perm,
   return slot < 0 ? -1 : perm[slot];
 }
 
-// (2) Chunk c = blockIdx.x of (b, h) = blockIdx.y: window rows, the additive mask and row_ok.
+// (2) Chunk c of (b, h) (block bh · nc + c): window rows, the additive mask and row_ok.
 template <class T> __global__ void mask_kernel(LshPlanShape g, const int64_t* lengths, bool causal, bool masked,
                                                T self_logit, int64_t* window_rows, T* additive, T* row_ok,
                                                const int64_t* scratch) {
-  const int64_t c = blockIdx.x, bh = blockIdx.y, len = lengths[bh / g.H];
+  const int64_t c = blockIdx.x % g.nc, bh = blockIdx.x / g.nc, len = lengths[bh / g.H];
   const int64_t* perm = scratch + bh * (g.Np + g.n_keys + 1);
   for (int64_t w = threadIdx.x; w < g.W; w += blockDim.x) {
     const int64_t kp = window_key(g, perm, c, w);
@@ -79,7 +79,8 @@ void lsh_plan(int device, Elem type, const LshPlanShape& g, const int64_t* bucke
   sort_kernel<<<unsigned(g.BH), kThreads, 0, s>>>(g, buckets, lengths, scatter, query_rows, scratch);
   check_launch(device, "lsh_plan (sort)");
   if (g.nc == 0) return;
-  const dim3 grid(unsigned(g.nc), unsigned(g.BH));
+  // One block per (bh, chunk), flattened in x (up to 2³¹ − 1 blocks; y and z stop at 65,535).
+  const unsigned grid = unsigned(g.nc * g.BH);
   if (type == Elem::f32) {
     mask_kernel<float><<<grid, kThreads, 0, s>>>(g, lengths, causal, masked, float(self_logit), window_rows,
                                                  static_cast<float*>(additive), static_cast<float*>(row_ok), scratch);

@@ -132,6 +132,9 @@ void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool accumulate) {
     LINTRA_CHECK(v < (int64_t(1) << 31), "matmul on cuda:{}: a dimension of {} is beyond cuBLAS's int", device, v);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
   const GemmOperand A = gemm_operand(a, batch), B = gemm_operand(b, batch);
+  for (int64_t ld : {A.ld, B.ld})  // a view's row stride, passed to cuBLAS as an int too
+    LINTRA_CHECK(ld < (int64_t(1) << 31), "matmul on cuda:{}: a leading dimension of {} is beyond cuBLAS's int",
+                 device, ld);
   if (out.dtype() == DType::f32) return gemm_typed<float>(device, A, B, out, M, N, K, accumulate);
   LINTRA_CHECK(out.dtype() == DType::f64, "matmul on cuda:{}: float32 or float64, got {}", device, out.dtype());
   gemm_typed<double>(device, A, B, out, M, N, K, accumulate);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cub/device/device_segmented_sort.cuh>
 #include <type_traits>
 
@@ -28,19 +30,47 @@ template <class F> void dispatch(int device, Elem type, F&& f) {
   detail::fail("sort", device, "unknown element type", __FILE__, __LINE__);
 }
 
-// work = keys with every NaN made +NaN; index = the position in the line; offsets = line starts.
-template <class T> __global__ void prepare_kernel(const T* keys, int64_t lines, int64_t length, T* work, int64_t* index,
-                                                  int64_t* offsets) {
+// The key CUB sorts for an element type: floats as unsigned integers in the same order (Order below),
+// since CUB's merge path for short segments compares float keys with <, which NaN breaks; integers as
+// they are.
+template <class T> struct SortKey { using type = T; };
+template <> struct SortKey<float> { using type = uint32_t; };
+template <> struct SortKey<double> { using type = uint64_t; };
+
+// A float's key: unsigned, ordered as the CPU orders the floats — NaN above +∞ (every NaN, whatever its
+// sign or payload, the same key: stable among themselves), −0 equal to +0, negative values below positive
+// ones — by flipping every bit of a negative and the sign bit of a positive.
+template <class T, class U> __device__ U order_key(T k) {
+  if (k != k) return ~U(0);
+  if (k == T(0)) k = T(0);
+  U u;
+  memcpy(&u, &k, sizeof u);
+  const U sign = U(1) << (sizeof(U) * 8 - 1);
+  return (u & sign) ? ~u : (u | sign);
+}
+
+// work = the keys CUB sorts (SortKey); index = the position in the line; offsets = line starts.
+template <class T, class K> __global__ void prepare_kernel(const T* keys, int64_t lines, int64_t length, K* work,
+                                                           int64_t* index, int64_t* offsets) {
   const int64_t n = lines * length, step = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    T k = keys[i];
     if constexpr (std::is_floating_point_v<T>) {
-      if (k != k) k = T(NAN);
+      work[i] = order_key<T, K>(keys[i]);
+    } else {
+      work[i] = keys[i];
     }
-    work[i] = k;
     index[i] = i % length;
   }
   for (int64_t l = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; l <= lines; l += step) offsets[l] = l * length;
+}
+
+// values[i] = the input key the sort put at i (its line's element index[i]): the input's exact bits,
+// −0 and NaN payloads included, as the CPU's sort writes them.
+template <class T> __global__ void gather_kernel(const T* keys, int64_t lines, int64_t length, const int64_t* index,
+                                                 T* values) {
+  const int64_t n = lines * length, step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    values[i] = keys[(i / length) * length + index[i]];
 }
 
 template <class T> cudaError_t cub_sort(void* temp, size_t& bytes, const T* in, T* out, const int64_t* idx_in,
@@ -58,7 +88,8 @@ template <class T> cudaError_t cub_sort(void* temp, size_t& bytes, const T* in, 
 size_t sort_temp_bytes(int device, Elem type, int64_t lines, int64_t length, bool descending) {
   size_t bytes = 0;
   dispatch(device, type, [&]<class T>() {
-    check(cub_sort<T>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, lines * length, lines, nullptr, descending,
+    using K = typename SortKey<T>::type;
+    check(cub_sort<K>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, lines * length, lines, nullptr, descending,
                       stream_of(device)),
           device, "sort (temporary storage size)");
   });
@@ -70,12 +101,21 @@ void sort(int device, Elem type, const void* keys, int64_t lines, int64_t length
   if (lines * length == 0) return;
   const cudaStream_t s = stream_of(device);
   dispatch(device, type, [&]<class T>() {
-    prepare_kernel<T><<<grid_for(lines * length), kThreads, 0, s>>>(static_cast<const T*>(keys), lines, length,
-                                                                    static_cast<T*>(keys_work), index_work, offsets);
+    // Float keys are sorted as their unsigned keys (same width as T: keys_work and values hold them), then
+    // values gathered from the input; integer keys are sorted straight into values.
+    using K = typename SortKey<T>::type;
+    static_assert(sizeof(K) == sizeof(T));
+    const T* in = static_cast<const T*>(keys);
+    prepare_kernel<T, K><<<grid_for(lines * length), kThreads, 0, s>>>(in, lines, length, static_cast<K*>(keys_work),
+                                                                       index_work, offsets);
     check(cudaGetLastError(), device, "sort (prepare)");
-    check(cub_sort<T>(temp, temp_bytes, static_cast<const T*>(keys_work), static_cast<T*>(values), index_work, indices,
+    check(cub_sort<K>(temp, temp_bytes, static_cast<const K*>(keys_work), static_cast<K*>(values), index_work, indices,
                       lines * length, lines, offsets, descending, s),
           device, "sort");
+    if constexpr (std::is_floating_point_v<T>) {
+      gather_kernel<T><<<grid_for(lines * length), kThreads, 0, s>>>(in, lines, length, indices, static_cast<T*>(values));
+      check(cudaGetLastError(), device, "sort (gather)");
+    }
   });
 }
 

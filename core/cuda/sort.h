@@ -1,8 +1,9 @@
 // cuda/sort.h — the stable sort of the CUDA table along lines (kernels.h sort; the CPU's is
 // core/cpu/scan_sort.cpp): CUB's segmented stable radix sort of (key, index) pairs, one segment per line.
 // Declared without Tensor or fmt so that nvcc compiles the definitions (cuda/sort.cu) and g++ the caller,
-// which moves the sorted dim last and back. NaN keys are made positive first, so they sort as the
-// largest value as on the CPU (CUB orders float bit patterns: a negative NaN would come first).
+// which moves the sorted dim last and back. Float keys are sorted as unsigned integers in the CPU's
+// order (NaN the largest, −0 equal to +0; CUB's merge sort for short lines compares floats with <, which
+// NaN breaks), and the values gathered back from the input, bit for bit.
 // O(n·passes) for the n = lines·length keys, plus CUB's temporary storage.
 #pragma once
 

@@ -85,11 +85,13 @@ void expect_same_training(Model& cpu, Model& gpu, const ModelBatch& batch, const
     const auto pa = cpu.named_parameters(), pb = gpu.named_parameters();
     for (size_t i = 0; i < pa.size(); ++i) {
       ASSERT_EQ(pa[i].second.grad().defined(), pb[i].second.grad().defined()) << name << " " << pa[i].first;
-      if (pa[i].second.grad().defined()) expect_close(pa[i].second.grad(), pb[i].second.grad(), name + " grad " + pa[i].first);
+      if (pa[i].second.grad().defined())
+        expect_close(pa[i].second.grad(), pb[i].second.grad(), name + " grad " + pa[i].first);
     }
     opt_cpu->step();
     opt_gpu->step();
-    for (size_t i = 0; i < pa.size(); ++i) expect_close(pa[i].second.data(), pb[i].second.data(), name + " param " + pa[i].first);
+    for (size_t i = 0; i < pa.size(); ++i)
+      expect_close(pa[i].second.data(), pb[i].second.data(), name + " param " + pa[i].first);
   }
 }
 
