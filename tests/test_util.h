@@ -1,12 +1,20 @@
-// test_util.h — what every test folder shares: the message of the lintra::Error a call throws, and
-// an expectation that a text contains a part (printing the text when it does not).
+// test_util.h — what every test folder shares: the message of the lintra::Error a call throws, an
+// expectation that a text contains a part (printing the text when it does not), and gtest's printing of
+// a Device parameter by its name.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
+#include "core/device.h"
 #include "core/error.h"
+
+namespace lintra {
+// gtest prints a Device test parameter as "cuda:0" or "strict:0" rather than as its bytes.
+inline void PrintTo(const Device& d, std::ostream* os) { *os << d.str(); }
+}  // namespace lintra
 
 namespace lintra::testing {
 
