@@ -18,6 +18,7 @@
 #include "nn/models/image_generation.h"
 #include "nn/models/image_model.h"
 #include "nn/models/speech_model.h"
+#include "tests/nn/models/device_runs.h"
 #include "tests/nn/nn_test_util.h"
 #include "train/optim/optimizer.h"
 
@@ -28,20 +29,6 @@ const Device kGpu = Device::cuda(0);
 
 #define SKIP_WITHOUT_GPU() \
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)"
-
-TransformerOptions encoder(const std::string& attention, double dropout) {
-  TransformerOptions o;
-  o.n_layers = 2;
-  o.d_model = 16;
-  o.n_heads = 2;
-  o.dropout = dropout;
-  o.attention = attention;
-  if (attention == "softmax") o.attention_params = {{"attention_dropout", dropout}};
-  if (attention == "reformer")
-    o.attention_params = {{"chunk_size", int64_t(4)}, {"bits", int64_t(2)}, {"rounds", int64_t(2)},
-                          {"attention_dropout", dropout}};
-  return o;
-}
 
 void expect_close(const Tensor& a, const Tensor& b, const std::string& what) {
   ASSERT_EQ(a.shape(), b.shape()) << what;
@@ -68,39 +55,7 @@ std::unique_ptr<train::Optimizer> sgd(const Module& m) {
 
 // Two SGD steps of the same model on the CPU and on the GPU from the same batch.
 void expect_same_training(Model& cpu, Model& gpu, const ModelBatch& batch, const std::string& name) {
-  gpu.to(kGpu);
-  ASSERT_EQ(gpu.device(), kGpu);
-  const ModelBatch on_gpu = batch.to(kGpu);
-  auto opt_cpu = sgd(cpu), opt_gpu = sgd(gpu);
-  for (int step = 0; step < 2; ++step) {
-    ModelOutput a = cpu.loss(batch), b = gpu.loss(on_gpu);
-    expect_close(a.loss.data(), b.loss.data(), name + " loss");
-    ASSERT_EQ(a.sums.size(), b.sums.size()) << name;
-    for (const auto& [key, value] : a.sums)
-      EXPECT_LE(std::fabs(value - b.sums.at(key)), 1e-3 * std::max(1.0, std::fabs(value))) << name << " " << key;
-    opt_cpu->zero_grad();
-    opt_gpu->zero_grad();
-    a.loss.backward();
-    b.loss.backward();
-    const auto pa = cpu.named_parameters(), pb = gpu.named_parameters();
-    for (size_t i = 0; i < pa.size(); ++i) {
-      ASSERT_EQ(pa[i].second.grad().defined(), pb[i].second.grad().defined()) << name << " " << pa[i].first;
-      if (pa[i].second.grad().defined())
-        expect_close(pa[i].second.grad(), pb[i].second.grad(), name + " grad " + pa[i].first);
-    }
-    opt_cpu->step();
-    opt_gpu->step();
-    for (size_t i = 0; i < pa.size(); ++i)
-      expect_close(pa[i].second.data(), pb[i].second.data(), name + " param " + pa[i].first);
-  }
-}
-
-ModelBatch token_batch(int64_t vocab, int64_t B, int64_t L, uint64_t seed) {
-  Generator gen(seed);
-  ModelBatch b;
-  b.inputs = ops::randint({B, L}, 0, vocab, gen);
-  b.mask = ops::gt(Tensor::uniform({B, L - 1}, gen), 0.3);
-  return b;
+  testing::expect_same_training(cpu, gpu, kGpu, batch, name, expect_close, sgd, /*sums_rtol=*/1e-3);
 }
 
 TEST(NnModelsCuda, CopyModelTrainsOnTheGpuAsOnTheCpu) {
@@ -108,9 +63,9 @@ TEST(NnModelsCuda, CopyModelTrainsOnTheGpuAsOnTheCpu) {
   for (const std::string attention : {"causal-linear", "softmax", "reformer"}) {
     TokenTransformerOptions o;
     o.vocab = 11;
-    o.encoder = encoder(attention, 0.1);
+    o.encoder = testing::small_encoder(attention, 0.1);
     CopyModel cpu(o, 3), gpu(o, 3);
-    expect_same_training(cpu, gpu, token_batch(11, 3, 9, 4), "copy/" + attention);
+    expect_same_training(cpu, gpu, testing::token_batch(11, 3, 9, 4), "copy/" + attention);
   }
 }
 
@@ -118,22 +73,12 @@ TEST(NnModelsCuda, ImageModelTrainsOnTheGpuAsOnTheCpu) {
   SKIP_WITHOUT_GPU();
   for (const std::string attention : {"causal-linear", "softmax", "reformer"}) {
     TokenTransformerOptions o;
-    o.encoder = encoder(attention, 0.1);
+    o.encoder = testing::small_encoder(attention, 0.1);
     ImageModel cpu(o, 5, 3), gpu(o, 5, 3);
-    ModelBatch b = token_batch(256, 2, 12, 6);
+    ModelBatch b = testing::token_batch(256, 2, 12, 6);
     b.mask = Tensor();
     expect_same_training(cpu, gpu, b, "image/" + attention);
   }
-}
-
-ModelBatch speech_batch() {
-  Generator gen(17);
-  ModelBatch b;
-  b.features = Tensor::normal({3, 12, 6}, gen, 0, 1);
-  b.lengths = Tensor::from_vector(std::vector<int64_t>{12, 9, 7}, {3});
-  b.targets = Tensor::from_vector(std::vector<int64_t>{1, 3, 3, 4, 2, 4, 1, 0, 4, 2, 0, 0}, {3, 4});
-  b.target_lengths = Tensor::from_vector(std::vector<int64_t>{4, 3, 2}, {3});
-  return b;
 }
 
 TEST(NnModelsCuda, SpeechModelsTrainOnTheGpuAsOnTheCpu) {
@@ -142,9 +87,9 @@ TEST(NnModelsCuda, SpeechModelsTrainOnTheGpuAsOnTheCpu) {
     SpeechTransformerOptions o;
     o.input_dim = 6;
     o.n_phones = 4;
-    o.encoder = encoder(attention, 0.1);
+    o.encoder = testing::small_encoder(attention, 0.1);
     SpeechTransformerModel cpu(o, 7), gpu(o, 7);
-    expect_same_training(cpu, gpu, speech_batch(), "speech/" + attention);
+    expect_same_training(cpu, gpu, testing::speech_batch(), "speech/" + attention);
   }
   BiLstmOptions l;
   l.input_dim = 6;
@@ -152,14 +97,14 @@ TEST(NnModelsCuda, SpeechModelsTrainOnTheGpuAsOnTheCpu) {
   l.num_layers = 2;
   l.n_phones = 4;
   BiLstmModel cpu(l, 8), gpu(l, 8);
-  expect_same_training(cpu, gpu, speech_batch(), "speech/bilstm");
+  expect_same_training(cpu, gpu, testing::speech_batch(), "speech/bilstm");
 }
 
 TEST(NnModelsCuda, ImageGenerationOnTheGpuEqualsTheCpu) {
   SKIP_WITHOUT_GPU();
   for (const std::string attention : {"causal-linear", "softmax"}) {
     TokenTransformerOptions o;
-    o.encoder = encoder(attention, 0.0);
+    o.encoder = testing::small_encoder(attention, 0.0);
     ImageModel cpu(o, 9, 2), gpu(o, 9, 2);
     gpu.to(kGpu);
     const Tensor prefix = Tensor::from_vector(std::vector<int64_t>{0, 10, 200, 0, 30, 40}, {2, 3});
@@ -179,7 +124,7 @@ TEST(NnModelsCuda, GreedyCopyOnTheGpuEqualsTheCpu) {
   SKIP_WITHOUT_GPU();
   TokenTransformerOptions o;
   o.vocab = 11;
-  o.encoder = encoder("causal-linear", 0.1);
+  o.encoder = testing::small_encoder("causal-linear", 0.1);
   CopyModel cpu(o, 13), gpu(o, 13);
   gpu.to(kGpu);
   const Tensor prefix = Tensor::from_vector(std::vector<int64_t>{3, 1, 4, 0, 5, 9, 2, 0}, {2, 4});

@@ -13,6 +13,7 @@
 #include "nn/models/image_generation.h"
 #include "nn/models/image_model.h"
 #include "nn/models/speech_model.h"
+#include "tests/nn/models/device_runs.h"
 #include "tests/nn/models/plain_adam.h"
 #include "tests/nn/nn_test_util.h"
 
@@ -20,20 +21,6 @@ namespace lintra::nn {
 namespace {
 
 const Device kStrict = Device::strict();
-
-TransformerOptions encoder(const std::string& attention, double dropout) {
-  TransformerOptions o;
-  o.n_layers = 2;
-  o.d_model = 16;
-  o.n_heads = 2;
-  o.dropout = dropout;
-  o.attention = attention;
-  if (attention == "softmax") o.attention_params = {{"attention_dropout", dropout}};
-  if (attention == "reformer")
-    o.attention_params = {{"chunk_size", int64_t(4)}, {"bits", int64_t(2)}, {"rounds", int64_t(2)},
-                          {"attention_dropout", dropout}};
-  return o;
-}
 
 // Equal element for element (NaN where NaN), after copying b to the host.
 void expect_bitwise(const Tensor& a, const Tensor& b, const std::string& what) {
@@ -47,69 +34,29 @@ void expect_bitwise(const Tensor& a, const Tensor& b, const std::string& what) {
 // Two Adam steps of the same model on the CPU and on the strict device, from the same batch; the loss,
 // metrics, gradients and parameters must agree exactly.
 void expect_same_training(Model& cpu, Model& strict, const ModelBatch& batch, const std::string& name) {
-  strict.to(kStrict);
-  ASSERT_EQ(strict.device(), kStrict);
-  const ModelBatch on_strict = batch.to(kStrict);
-  auto opt_cpu = testing::plain_adam(cpu, 1e-2), opt_strict = testing::plain_adam(strict, 1e-2);
-  for (int step = 0; step < 2; ++step) {
-    ModelOutput a = cpu.loss(batch), b = strict.loss(on_strict);
-    ASSERT_EQ(b.loss.data().device(), kStrict) << name;
-    expect_bitwise(a.loss.data(), b.loss.data(), name + " loss");
-    EXPECT_EQ(a.sums, b.sums) << name;
-    opt_cpu->zero_grad();
-    opt_strict->zero_grad();
-    a.loss.backward();
-    b.loss.backward();
-    const auto pa = cpu.named_parameters(), pb = strict.named_parameters();
-    for (size_t i = 0; i < pa.size(); ++i) {
-      ASSERT_EQ(pa[i].second.grad().defined(), pb[i].second.grad().defined()) << name << " " << pa[i].first;
-      if (pa[i].second.grad().defined())
-        expect_bitwise(pa[i].second.grad(), pb[i].second.grad(), name + " grad " + pa[i].first);
-    }
-    opt_cpu->step();
-    opt_strict->step();
-    for (size_t i = 0; i < pa.size(); ++i)
-      expect_bitwise(pa[i].second.data(), pb[i].second.data(), name + " param " + pa[i].first);
-  }
-}
-
-ModelBatch token_batch(int64_t vocab, int64_t B, int64_t L, uint64_t seed) {
-  Generator gen(seed);
-  ModelBatch b;
-  b.inputs = ops::randint({B, L}, 0, vocab, gen);
-  b.mask = ops::gt(Tensor::uniform({B, L - 1}, gen), 0.3);
-  return b;
+  testing::expect_same_training(cpu, strict, kStrict, batch, name, expect_bitwise,
+                                [](const Module& m) { return testing::plain_adam(m, 1e-2); }, /*sums_rtol=*/0);
 }
 
 TEST(NnModelsStrict, CopyModelTrainsOnStrictAsOnCpu) {
   for (const std::string attention : {"causal-linear", "softmax", "reformer"}) {
     TokenTransformerOptions o;
     o.vocab = 11;
-    o.encoder = encoder(attention, 0.1);  // dropout masks must agree too
+    o.encoder = testing::small_encoder(attention, 0.1);  // dropout masks must agree too
     CopyModel cpu(o, 3), strict(o, 3);
-    expect_same_training(cpu, strict, token_batch(11, 3, 9, 4), "copy/" + attention);
+    expect_same_training(cpu, strict, testing::token_batch(11, 3, 9, 4), "copy/" + attention);
   }
 }
 
 TEST(NnModelsStrict, ImageModelTrainsOnStrictAsOnCpu) {
   for (const std::string attention : {"causal-linear", "softmax"}) {
     TokenTransformerOptions o;
-    o.encoder = encoder(attention, 0.0);
+    o.encoder = testing::small_encoder(attention, 0.0);
     ImageModel cpu(o, 5, 3), strict(o, 5, 3);
-    ModelBatch b = token_batch(256, 2, 12, 6);
+    ModelBatch b = testing::token_batch(256, 2, 12, 6);
     b.mask = Tensor();
     expect_same_training(cpu, strict, b, "image/" + attention);
   }
-}
-
-ModelBatch speech_batch() {
-  Generator gen(17);
-  ModelBatch b;
-  b.features = Tensor::normal({3, 12, 6}, gen, 0, 1);
-  b.lengths = Tensor::from_vector(std::vector<int64_t>{12, 9, 7}, {3});
-  b.targets = Tensor::from_vector(std::vector<int64_t>{1, 3, 3, 4, 2, 4, 1, 0, 4, 2, 0, 0}, {3, 4});
-  b.target_lengths = Tensor::from_vector(std::vector<int64_t>{4, 3, 2}, {3});
-  return b;
 }
 
 TEST(NnModelsStrict, SpeechModelsTrainOnStrictAsOnCpu) {
@@ -117,9 +64,9 @@ TEST(NnModelsStrict, SpeechModelsTrainOnStrictAsOnCpu) {
     SpeechTransformerOptions o;
     o.input_dim = 6;
     o.n_phones = 4;
-    o.encoder = encoder(attention, 0.1);
+    o.encoder = testing::small_encoder(attention, 0.1);
     SpeechTransformerModel cpu(o, 7), strict(o, 7);
-    expect_same_training(cpu, strict, speech_batch(), "speech/" + attention);
+    expect_same_training(cpu, strict, testing::speech_batch(), "speech/" + attention);
   }
   BiLstmOptions l;
   l.input_dim = 6;
@@ -127,13 +74,13 @@ TEST(NnModelsStrict, SpeechModelsTrainOnStrictAsOnCpu) {
   l.num_layers = 2;
   l.n_phones = 4;
   BiLstmModel cpu(l, 8), strict(l, 8);
-  expect_same_training(cpu, strict, speech_batch(), "speech/bilstm");
+  expect_same_training(cpu, strict, testing::speech_batch(), "speech/bilstm");
 }
 
 TEST(NnModelsStrict, ImageGenerationOnStrictEqualsCpu) {
   for (const std::string attention : {"causal-linear", "softmax"}) {
     TokenTransformerOptions o;
-    o.encoder = encoder(attention, 0.0);
+    o.encoder = testing::small_encoder(attention, 0.0);
     ImageModel cpu(o, 9, 2), strict(o, 9, 2);
     strict.to(kStrict);
     const Tensor prefix = Tensor::from_vector(std::vector<int64_t>{0, 10, 200, 0, 30, 40}, {2, 3});
@@ -154,7 +101,7 @@ TEST(NnModelsStrict, ImageGenerationOnStrictEqualsCpu) {
 TEST(NnModelsStrict, GreedyCopyOnStrictEqualsCpu) {
   TokenTransformerOptions o;
   o.vocab = 11;
-  o.encoder = encoder("causal-linear", 0.1);
+  o.encoder = testing::small_encoder("causal-linear", 0.1);
   CopyModel cpu(o, 13), strict(o, 13);
   strict.to(kStrict);
   const Tensor prefix = Tensor::from_vector(std::vector<int64_t>{3, 1, 4, 0, 5, 9, 2, 0}, {2, 4});
@@ -168,10 +115,10 @@ TEST(NnModelsStrict, GreedyCopyOnStrictEqualsCpu) {
 TEST(NnModelsStrict, ModelsRefuseBatchesOnAnotherDevice) {
   TokenTransformerOptions o;
   o.vocab = 11;
-  o.encoder = encoder("causal-linear", 0.0);
+  o.encoder = testing::small_encoder("causal-linear", 0.0);
   CopyModel m(o, 1);
   m.to(kStrict);
-  const std::string msg = testing::error_of([&] { m.loss(token_batch(11, 2, 5, 1)); });
+  const std::string msg = testing::error_of([&] { m.loss(testing::token_batch(11, 2, 5, 1)); });
   EXPECT_HAS(msg, "different devices");
   EXPECT_HAS(msg, "strict:0");
 }
