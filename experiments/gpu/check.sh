@@ -235,6 +235,7 @@ else
   }
   libdirs=$UNPACKED/lib
   {
+    echo "this machine: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), $(ldd --version 2>/dev/null | head -n 1)"
     for lib in libcuda.so.1 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
       if dir=$(find_lib "$lib"); then
         echo "$lib: $dir"
