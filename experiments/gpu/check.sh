@@ -348,7 +348,9 @@ bench_runs=("bench-kernels|kernels|60|--min-seconds 0.5"
 for run in "${bench_runs[@]}"; do
   IFS='|' read -r name bench limit args <<<"$run"
   read -r -a extra <<<"$args"
-  if ((BUILD_OK == 0)) && "$LINTRA" bench "$bench" --help 2>/dev/null | grep -q -- '--device'; then
+  if ((BUILD_OK != 0)); then
+    record "$name" "skipped (no binaries: the build or the bundle failed)" 0
+  elif "$LINTRA" bench "$bench" --help 2>/dev/null | grep -q -- '--device'; then
     if [[ $DRY -eq 1 ]]; then
       expect_failure "$name" "cuda" "$LINTRA" bench "$bench" "${extra[@]}" --device cuda --json "$LOGS/$name.json"
     else
@@ -432,3 +434,15 @@ if [[ -n ${OUT:-} ]]; then
 fi
 echo "wrote $LOGS/summary.md and summary.json (${total} s)"
 cat "$LOGS/summary.md"
+# The exit status: 1 when a step failed or was cut by the budget (its row's status is neither 0 … nor
+# "skipped (…)" for a reason other than the budget), so CI's dry run and the GPU run's caller see it.
+failed=()
+for r in "${ROWS[@]}"; do
+  IFS='|' read -r name rc _ <<<"$r"
+  if [[ ! $rc =~ ^0($|\ ) && ( ! $rc =~ ^skipped || $rc == *budget* ) ]]; then failed+=("$name ($rc)"); fi
+done
+if ((${#failed[@]} > 0)); then
+  echo "check.sh: ${#failed[@]} step(s) did not pass: ${failed[*]}" >&2
+  exit 1
+fi
+echo "check.sh: every step passed"
