@@ -22,7 +22,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  build-essential cmake pkg-config ccache git
+  build-essential cmake pkg-config ccache git xz-utils
   libopenblas-openmp-dev libopenblas-dev libhwy-dev libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev
