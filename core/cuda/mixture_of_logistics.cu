@@ -32,7 +32,9 @@ template <class T> __device__ int64_t sample_row(const T* row, const double* u, 
   const double raw = double(row[2 * K + best]);
   const double scale = (raw > 0 ? raw : expm1(raw)) + 1.0001;  // elu(raw) + 1.0001
   const double v = u[K];
-  const double xs = fmin(fmax(mu + scale * (log(v) - log1p(-v)), -1.0), 1.0);
+  // __dmul_rn / __dadd_rn: the CPU's rounding of the product and the sum (nvcc would contract them into one
+  // FMA, which can move a sample across a level boundary).
+  const double xs = fmin(fmax(__dadd_rn(mu, __dmul_rn(scale, log(v) - log1p(-v))), -1.0), 1.0);
   const double level = rint((xs + 1.0) / 2.0 * double(levels - 1));  // half to even
   const int64_t l = int64_t(level);
   return l < 0 ? 0 : (l > levels - 1 ? levels - 1 : l);
