@@ -39,7 +39,7 @@
 #   needs a GPU — the CUDA kernels against the CPU's (CoreCudaKernels), the device plumbing
 #   (CoreCudaDevice), float64 gradchecks of every differentiable op and loss on the GPU (Cuda/
 #   AutogradGradcheckOnDevice, Cuda/NnLossesOnDevice), the attention conformance suite on cuda (Cuda/
-#   NnAttentionConformance), the models training and generating as on the CPU (NnModelsCuda), checkpoints
+#   NnAttentionConformance), the models training and generating as on the CPU (Cuda/NnModelsOnDevice), checkpoints
 #   between the CPU and the GPU (TrainStrictCheckpoint.Cuda*), and NCCL sums (TrainDistributedNccl, from
 #   source with mpirun only; a one-GPU machine skips it: NCCL refuses two ranks on one GPU); on a GPU none
 #   may skip, and the summary counts skips; data; bench-kernels|attention|train|generate on cuda (kernels:
@@ -301,10 +301,10 @@ if ((BUILD_OK == 0)); then
   # must skip, on one none may. ctest's lines read "Test #12: CoreCudaKernels.X ... ***Skipped"; gtest's
   # "[ RUN      ] Cuda/…" and "[  SKIPPED ] Cuda/… (0 ms)".
   if [[ -z $BUNDLE ]]; then
-    gpu_tests='Test +#[0-9]+: (CoreCuda|Cuda/|NnModelsCuda|TrainStrictCheckpoint\.[A-Za-z]*Cuda|TrainDistributedNccl)'
+    gpu_tests='Test +#[0-9]+: (CoreCuda|Cuda/|TrainStrictCheckpoint\.[A-Za-z]*Cuda|TrainDistributedNccl)'
     # NCCL refuses two ranks on one GPU: with fewer than two, its test skips by design and is not counted.
     if [[ $DRY -eq 0 ]] && (($(nvidia-smi -L 2>/dev/null | grep -c '^GPU') < 2)); then
-      gpu_tests='Test +#[0-9]+: (CoreCuda|Cuda/|NnModelsCuda|TrainStrictCheckpoint\.[A-Za-z]*Cuda)'
+      gpu_tests='Test +#[0-9]+: (CoreCuda|Cuda/|TrainStrictCheckpoint\.[A-Za-z]*Cuda)'
     fi
     ran=$(grep -c -E "$gpu_tests" "$LOGS/cuda-tests.log" 2>/dev/null)
     skipped=$(grep -c -E "$gpu_tests.*\*\*\*Skipped" "$LOGS/cuda-tests.log" 2>/dev/null)

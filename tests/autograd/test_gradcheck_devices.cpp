@@ -26,7 +26,7 @@ using testing::rnd_distinct;
 class AutogradGradcheckOnDevice : public ::testing::TestWithParam<Device> {
  protected:
   void SetUp() override {
-    if (dev().is_cuda() && !cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)";
+    LINTRA_SKIP_WITHOUT_GPU_ON(dev());
   }
   Device dev() const { return GetParam(); }
   // A host tensor (values, indices, masks) on the device under test.
@@ -221,12 +221,8 @@ TEST_P(AutogradGradcheckOnDevice, LstmRecurrence) {
   }
 }
 
-std::string device_name(const ::testing::TestParamInfo<Device>& info) {
-  return info.param.is_cuda() ? "cuda0" : "strict";
-}
-
-INSTANTIATE_TEST_SUITE_P(Strict, AutogradGradcheckOnDevice, ::testing::Values(Device::strict()), device_name);
-INSTANTIATE_TEST_SUITE_P(Cuda, AutogradGradcheckOnDevice, ::testing::Values(Device::cuda(0)), device_name);
+INSTANTIATE_TEST_SUITE_P(Strict, AutogradGradcheckOnDevice, ::testing::Values(Device::strict()), lintra::testing::device_test_name);
+INSTANTIATE_TEST_SUITE_P(Cuda, AutogradGradcheckOnDevice, ::testing::Values(Device::cuda(0)), lintra::testing::device_test_name);
 
 }  // namespace
 }  // namespace lintra

@@ -16,17 +16,14 @@ namespace {
 
 using testing::error_of;
 
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)"
-
 TEST(CoreCudaDevice, CountsDevices) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   EXPECT_GE(cuda_device_count(), 1);
   EXPECT_HAS(error_of([] { Tensor::empty({2}, DType::f32, Device::cuda(cuda_device_count())); }), "cuda:");
 }
 
 TEST(CoreCudaDevice, CopiesRoundTripExactly) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   Generator gen(5);
   const Tensor x = Tensor::normal({17, 33}, gen, 0, 1, DType::f32);
   const Tensor g = x.to(Device::cuda(0));
@@ -43,7 +40,7 @@ TEST(CoreCudaDevice, CopiesRoundTripExactly) {
 }
 
 TEST(CoreCudaDevice, CachingAllocatorReusesBlocks) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   Allocator& a = allocator_for(Device::cuda(0));
   EXPECT_EQ(a.device(), Device::cuda(0));
   const int64_t base = a.stats().in_use_bytes;
@@ -61,7 +58,7 @@ TEST(CoreCudaDevice, CachingAllocatorReusesBlocks) {
 
 // zeros (fill) and clone (copy) run on the GPU's kernel table (core/cuda/kernel_table.cpp).
 TEST(CoreCudaDevice, FactoriesAndClonesRunOnTheGpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   EXPECT_EQ(Tensor::zeros({3}, DType::f32, Device::cuda(0)).cpu().to_vector<float>(), std::vector<float>(3, 0.0f));
   const Tensor x = Tensor::from_vector(std::vector<double>{1, 2, 3, 4}, {2, 2});
   EXPECT_EQ(x.to(Device::cuda(0)).transpose(0, 1).contiguous().cpu().to_vector<double>(),

@@ -27,9 +27,6 @@ namespace {
 
 using testing::error_of;
 
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)"
-
 const Device kGpu = Device::cuda(0);
 
 const kernels::KernelTable& gpu() { return kernels::on(kGpu); }
@@ -66,7 +63,7 @@ Tensor positive(const Shape& shape, DType dtype, uint64_t seed) {
 }
 
 TEST(CoreCudaKernels, EveryUnaryOpAndItsBackwardAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   op::for_each(op::UnaryOps{}, [&]<class Op>() {
     for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
       if (dtype == DType::i64 && !op::on_int64<Op>) continue;
@@ -92,7 +89,7 @@ TEST(CoreCudaKernels, EveryUnaryOpAndItsBackwardAgreeWithTheCpu) {
 }
 
 TEST(CoreCudaKernels, EveryBinaryOpAgreesWithTheCpuUnderBroadcasting) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   op::for_each(op::BinaryOps{}, [&]<class Op>() {
     for (DType dtype : {DType::f32, DType::f64, DType::i64, DType::u8}) {
       if (!op::binary_defined_on<Op, double> || ((dtype == DType::i64 || dtype == DType::u8) &&
@@ -112,7 +109,7 @@ TEST(CoreCudaKernels, EveryBinaryOpAgreesWithTheCpuUnderBroadcasting) {
 }
 
 TEST(CoreCudaKernels, CopyCastsIntoAViewAndFillFills) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   const Tensor src = inputs({6, 8}, DType::f64, 31);
   for (DType to : {DType::f32, DType::f64, DType::i64, DType::u8}) {
     Tensor want = Tensor::zeros({8, 6}, to), got = Tensor::zeros({8, 6}, to, kGpu);
@@ -127,7 +124,7 @@ TEST(CoreCudaKernels, CopyCastsIntoAViewAndFillFills) {
 }
 
 TEST(CoreCudaKernels, MatmulThroughCublasAgreesWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   struct Case {
     Shape a, b;
     bool transpose_a, transpose_b;
@@ -170,7 +167,7 @@ Tensor normals(const Shape& shape, DType dtype, uint64_t seed) {
 }
 
 TEST(CoreCudaKernels, ReduceAgreesWithTheCpuOverEveryDimAndBothLaunchShapes) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   // (3, 700, 5): dim 1 reduces long rows (a block per output), dims 0 and 2 short ones (a thread per
   // output); (20000, 3) over dim 1 has many outputs (a thread each); a transposed view has strides.
   struct Case {
@@ -200,7 +197,7 @@ TEST(CoreCudaKernels, ReduceAgreesWithTheCpuOverEveryDimAndBothLaunchShapes) {
 }
 
 TEST(CoreCudaKernels, MaxAndMinPropagateNanAsOnTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   Tensor x = normals({4, 600}, DType::f32, 52);
   x.slice(0, 2, 3).slice(1, 400, 401).fill_(std::nan(""));
   for (kernels::ReduceOp op : {kernels::ReduceOp::max, kernels::ReduceOp::min}) {
@@ -213,7 +210,7 @@ TEST(CoreCudaKernels, MaxAndMinPropagateNanAsOnTheCpu) {
 }
 
 TEST(CoreCudaKernels, SumSquaresAgreesWithTheCpuAndIsDeterministic) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64}) {
     for (int64_t n : {int64_t(1), int64_t(1000), int64_t(1234567)}) {
       const Tensor x = normals({n}, dtype, 53);
@@ -230,7 +227,7 @@ TEST(CoreCudaKernels, SumSquaresAgreesWithTheCpuAndIsDeterministic) {
 }
 
 TEST(CoreCudaKernels, SoftmaxAndLogSoftmaxForwardAndBackwardAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   // Rows of 7 (fewer than a block's threads), 784 (an MNIST attention row) and 3000; strided rows (the
   // first half of each row of a tensor twice as wide: one uniform row stride, as core/ops.cpp passes);
   // a fully masked (−inf) row.
@@ -263,7 +260,7 @@ TEST(CoreCudaKernels, SoftmaxAndLogSoftmaxForwardAndBackwardAgreeWithTheCpu) {
 }
 
 TEST(CoreCudaKernels, LayerNormForwardAndBackwardAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   // D = 5 (fewer than a block), 256 (the models' d_model) and 1000; R from 1 to 300 (above the 128
   // column chunks of the backward's dγ, dβ).
   for (DType dtype : {DType::f32, DType::f64}) {
@@ -295,7 +292,7 @@ TEST(CoreCudaKernels, LayerNormForwardAndBackwardAgreeWithTheCpu) {
 }
 
 TEST(CoreCudaKernels, WhereAgreesWithTheCpuUnderBroadcasting) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
     const Tensor cond = ops::gt(inputs({4, 1, 6}, DType::f64, 1), 1.1);  // u8 (4, 1, 6)
     const Tensor a = inputs({5, 6}, dtype, 2), b = inputs({4, 5, 1}, dtype, 3);
@@ -308,7 +305,7 @@ TEST(CoreCudaKernels, WhereAgreesWithTheCpuUnderBroadcasting) {
 
 // The optimizer updates, two steps each (state carried), rectified and not; SGD with and without momentum.
 TEST(CoreCudaKernels, OptimizerUpdatesAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64}) {
     const int64_t n = 70001;
     Tensor p = inputs({n}, dtype, 4), g = inputs({n}, dtype, 5), m = inputs({n}, dtype, 6), v = inputs({n}, dtype, 7);
@@ -333,7 +330,7 @@ TEST(CoreCudaKernels, OptimizerUpdatesAgreeWithTheCpu) {
 }
 
 TEST(CoreCudaKernels, ArangeAndIndexRangeAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64, DType::i64, DType::u8}) {
     Tensor want = Tensor::empty({200}, dtype), got = Tensor::empty({200}, dtype, kGpu);
     host().arange(want, 3, dtype == DType::u8 ? 1 : 0.5);
@@ -356,7 +353,7 @@ TEST(CoreCudaKernels, ArangeAndIndexRangeAgreeWithTheCpu) {
 // The masked softmax (a causal mask broadcast over batch and heads, and one with an empty row), arg-max
 // and arg-min with ties and a NaN, and cumsum both ways along every dim, against the CPU's.
 TEST(CoreCudaKernels, MaskedSoftmaxArgReduceAndCumsumAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64}) {
     for (const int64_t S : {int64_t(5), int64_t(300)}) {
       const Tensor x = ops::mul(inputs({2, 3, S, S}, dtype, 31), 3.0);
@@ -396,7 +393,7 @@ TEST(CoreCudaKernels, MaskedSoftmaxArgReduceAndCumsumAgreeWithTheCpu) {
 // sort (CUB) against the CPU's stable sort along each dim, both orders, with ties (stable order kept)
 // and NaN (largest); reformer's round plan against the CPU's, causal and not, with a padded sequence.
 TEST(CoreCudaKernels, SortAndLshPlanAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
     Tensor x = inputs({3, 40, 5}, dtype, 71);  // few distinct values: many ties
     if (dtype != DType::i64) x.select(0, 1).select(0, 7).fill_(NAN);
@@ -432,7 +429,7 @@ TEST(CoreCudaKernels, SortAndLshPlanAgreeWithTheCpu) {
 // collide: atomics on the GPU, so float sums to rounding), an index smaller than the input (gather,
 // scatter_add) and every dtype each kernel takes on the GPU.
 TEST(CoreCudaKernels, IndexKernelsAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   const Tensor rows = Tensor::from_vector(std::vector<int64_t>{3, 0, 3, 1, 4, 3}, {6});
   for (DType dtype : {DType::f32, DType::f64, DType::i64}) {
     const Tensor x = inputs({5, 4, 3}, dtype, 21);
@@ -470,7 +467,7 @@ TEST(CoreCudaKernels, IndexKernelsAgreeWithTheCpu) {
 // same float64 formula; a level could differ only where the device's log lands a rounding boundary
 // differently, which these inputs do not hit), and reports the first bad row and component.
 TEST(CoreCudaKernels, SampleMolAgreesWithTheCpuAndReportsTheFirstBadParameter) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   Generator gen(41);
   for (DType dtype : {DType::f32, DType::f64}) {
     const int64_t R = 700, K = 5;
@@ -492,7 +489,7 @@ TEST(CoreCudaKernels, SampleMolAgreesWithTheCpuAndReportsTheFirstBadParameter) {
 // The LSTM recurrence (one direction) on the GPU against the CPU's: forward outputs, saved activations
 // and states, and the backward's three gradients, with a short and an empty sequence, both directions.
 TEST(CoreCudaKernels, LstmForwardAndBackwardAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64})
     for (const bool reverse : {false, true}) {
       const int64_t B = 3, T = 7, H = 20, G = 4 * H;
@@ -519,7 +516,7 @@ TEST(CoreCudaKernels, LstmForwardAndBackwardAgreeWithTheCpu) {
 // CTC on the GPU against the CPU: losses, gradients and statuses, with sequences of different lengths,
 // a repeated label, a label out of range (status 1) and too few frames (status 2).
 TEST(CoreCudaKernels, CtcLossAgreesWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   Generator gen(61);
   for (DType dtype : {DType::f32, DType::f64}) {
     const int64_t B = 5, T = 40, C = 6, S = 4;
@@ -544,7 +541,7 @@ TEST(CoreCudaKernels, CtcLossAgreesWithTheCpu) {
 // float dtypes; heads too large for shared memory are refused with a message. Sums of N products:
 // tolerance 1e-4 (float32) and 1e-11 (float64) relative to max(1, |value|).
 TEST(CoreCudaKernels, CausalProductForwardAndBackwardAgreeWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64})
     for (const int64_t N : {int64_t(1), int64_t(15), int64_t(17), int64_t(64), int64_t(65), int64_t(300)})
       for (const auto& [E, M] : {std::pair<int64_t, int64_t>{32, 32}, {8, 24}}) {
@@ -575,7 +572,7 @@ TEST(CoreCudaKernels, CausalProductForwardAndBackwardAgreeWithTheCpu) {
 // Causal linear attention's normaliser (cuda/causal_normalise.cu) against the CPU's: E and M below
 // and above a warp, a head-split q, both float dtypes; positive q, k as φ gives them. Tolerance as above.
 TEST(CoreCudaKernels, CausalNormaliseAgreesWithTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64})
     for (const int64_t N : {int64_t(1), int64_t(40)})
       for (const auto& [E, M] : {std::pair<int64_t, int64_t>{32, 32}, {5, 70}}) {
@@ -606,7 +603,7 @@ TEST(CoreCudaKernels, CausalNormaliseAgreesWithTheCpu) {
 // and float64, [0, 1) as dropout draws and another range), consumes the same blocks, and normals agree
 // to a few float64 ulps (each device's sqrt/log/sin/cos). Sizes cover a partial last block.
 TEST(CoreCudaKernels, UniformFillsAreBitIdenticalToTheCpuAndNormalsAgree) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (DType dtype : {DType::f32, DType::f64})
     for (const int64_t n : {int64_t(1), int64_t(7), int64_t(1) << 20 | 3})
       for (const auto& [lo, hi] : {std::pair{0.0, 1.0}, std::pair{-2.5, 3.0}}) {
@@ -625,7 +622,7 @@ TEST(CoreCudaKernels, UniformFillsAreBitIdenticalToTheCpuAndNormalsAgree) {
 
 // Dropout in one pass: the same mask blocks give the CPU's output bit for bit, contiguous or strided.
 TEST(CoreCudaKernels, DropoutIsBitIdenticalToTheCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   for (const int64_t n : {int64_t(1), int64_t(7), int64_t(1) << 20 | 3}) {
     Generator data(21), mask_gen(22, 1);
     mask_gen.set_state({22, 1, (uint64_t(1) << 32) - 5});

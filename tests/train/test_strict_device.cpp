@@ -168,15 +168,12 @@ void round_trip(const data::Dataset& ds, Device from, Device to, const fs::path&
 TEST_F(TrainStrictCheckpoint, StrictToCpu) { round_trip(ds_, kStrict, Device::cpu, dir_ / "a.h5"); }
 TEST_F(TrainStrictCheckpoint, CpuToStrict) { round_trip(ds_, Device::cpu, kStrict, dir_ / "b.h5"); }
 
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)"
-
 TEST_F(TrainStrictCheckpoint, CudaToCpu) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   round_trip(ds_, Device::cuda(0), Device::cpu, dir_ / "c.h5", 1e-4);
 }
 TEST_F(TrainStrictCheckpoint, CpuToCuda) {
-  SKIP_WITHOUT_GPU();
+  LINTRA_SKIP_WITHOUT_GPU();
   round_trip(ds_, Device::cpu, Device::cuda(0), dir_ / "d.h5", 1e-4);
 }
 

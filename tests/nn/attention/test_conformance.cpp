@@ -104,7 +104,7 @@ void PrintTo(const ConformanceCase& c, std::ostream* os) { *os << c.variant << "
 class NnAttentionConformance : public ::testing::TestWithParam<ConformanceCase> {
  protected:
   void SetUp() override {
-    if (device().is_cuda() && !cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)";
+    LINTRA_SKIP_WITHOUT_GPU_ON(device());
   }
   const std::string& variant() const { return GetParam().variant; }
   Device device() const { return GetParam().device; }

@@ -17,7 +17,7 @@ namespace {
 class NnLossesOnDevice : public ::testing::TestWithParam<Device> {
  protected:
   void SetUp() override {
-    if (dev().is_cuda() && !cuda_available()) GTEST_SKIP() << "no CUDA device visible (or a build without CUDA)";
+    LINTRA_SKIP_WITHOUT_GPU_ON(dev());
   }
   Device dev() const { return GetParam(); }
   Tensor ints(std::vector<int64_t> v, const Shape& s) const { return Tensor::from_vector(v, s).to(dev()); }
@@ -53,12 +53,8 @@ TEST_P(NnLossesOnDevice, MixtureOfLogisticsGradcheck) {
   }
 }
 
-std::string device_name(const ::testing::TestParamInfo<Device>& info) {
-  return info.param.is_cuda() ? "cuda0" : "strict";
-}
-
-INSTANTIATE_TEST_SUITE_P(Strict, NnLossesOnDevice, ::testing::Values(Device::strict()), device_name);
-INSTANTIATE_TEST_SUITE_P(Cuda, NnLossesOnDevice, ::testing::Values(Device::cuda(0)), device_name);
+INSTANTIATE_TEST_SUITE_P(Strict, NnLossesOnDevice, ::testing::Values(Device::strict()), lintra::testing::device_test_name);
+INSTANTIATE_TEST_SUITE_P(Cuda, NnLossesOnDevice, ::testing::Values(Device::cuda(0)), lintra::testing::device_test_name);
 
 }  // namespace
 }  // namespace lintra::nn
