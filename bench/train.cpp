@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/allocator.h"
@@ -85,52 +86,49 @@ double model_gflop(const Sizes& s, const Config& cfg) {
   return 3.0 * 2.0 * double(s.B) * (double(s.layers) * per_layer + head) / 1e9;
 }
 
-// GFLOP/s of lintra's matmul on `device` (the strict test device: its kernel table) at the shapes and
-// weights of sgemm_rate: the yardstick where there is no library to call directly.
-double device_matmul_rate(const Sizes& s, Device device) {
-  const int64_t rows = s.B * s.N;
-  Generator gen(9);
-  auto gemm = [&](int64_t K, int64_t N) {
-    const Tensor x = Tensor::uniform({rows, K}, gen, -1, 1).to(device), w = Tensor::uniform({K, N}, gen, -1, 1).to(device);
-    Tensor y = Tensor::empty({rows, N}, DType::f32, device);
-    return time_best([&] { kernels::on(y).matmul(x, w, y, false); }, 0.3);
-  };
-  const double seconds = 4 * gemm(s.d, s.d) + gemm(s.d, s.d_ff) + gemm(s.d_ff, s.d);
-  return 2.0 * double(rows) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff)) / seconds / 1e9;
+// GFLOP/s at the model's GEMM shapes, weighted as one layer uses them (4 of d × d, one each of d × d_ff
+// and d_ff × d): `seconds(K, N)` times one (B·N × K)·(K × N) product.
+double layer_gemm_rate(const Sizes& s, const std::function<double(int64_t K, int64_t N)>& seconds) {
+  const double total = 4 * seconds(s.d, s.d) + seconds(s.d, s.d_ff) + seconds(s.d_ff, s.d);
+  return 2.0 * double(s.B * s.N) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff)) / total / 1e9;
 }
 
-// cuBLAS GFLOP/s on `device`, called directly (bench/cuda_reference.h: nothing of lintra between the
-// timer and the library, 20 products a wait), at the shapes and weights of sgemm_rate.
-double device_gemm_rate(const Sizes& s, Device device) {
-  const int64_t rows = s.B * s.N;
-  constexpr int kCalls = 20;
-  auto gemm = [&](int64_t K, int64_t N) {
-    const DirectCublas direct(device.index(), 1, rows, K, N);
-    return time_best([&] { direct.run(kCalls); }, 0.3) / kCalls;
-  };
-  const double seconds = 4 * gemm(s.d, s.d) + gemm(s.d, s.d_ff) + gemm(s.d_ff, s.d);
-  return 2.0 * double(rows) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff)) / seconds / 1e9;
-}
-
-// cblas_sgemm GFLOP/s at the model's GEMM shapes, weighted as one layer uses them (4 of d × d, one
-// each of d × d_ff and d_ff × d), at the thread count of the run.
+// cblas_sgemm at the model's shapes, at the thread count of the run.
 double sgemm_rate(const Sizes& s) {
-  const int64_t rows = s.B * s.N;
+  const int64_t rows = s.B * s.N, widest = std::max(s.d, s.d_ff);
   Generator gen(9);
-  Tensor x = Tensor::uniform({rows, std::max(s.d, s.d_ff)}, gen, -1, 1);
-  Tensor w = Tensor::uniform({std::max(s.d, s.d_ff), std::max(s.d, s.d_ff)}, gen, -1, 1);
-  Tensor y = Tensor::empty({rows, std::max(s.d, s.d_ff)});
-  auto gemm = [&](int64_t K, int64_t N) {
+  Tensor x = Tensor::uniform({rows, widest}, gen, -1, 1), w = Tensor::uniform({widest, widest}, gen, -1, 1);
+  Tensor y = Tensor::empty({rows, widest});
+  return layer_gemm_rate(s, [&](int64_t K, int64_t N) {
     return time_best(
         [&] {
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(rows), int(N), int(K), 1.0f, x.data<float>(),
                       int(K), w.data<float>(), int(N), 0.0f, y.data<float>(), int(N));
         },
         0.3);
-  };
-  const double seconds = 4 * gemm(s.d, s.d) + gemm(s.d, s.d_ff) + gemm(s.d_ff, s.d);
-  const double flops = 2.0 * double(rows) * (4.0 * double(s.d * s.d) + 2.0 * double(s.d * s.d_ff));
-  return flops / seconds / 1e9;
+  });
+}
+
+// cuBLAS on `device`, called directly (bench/cuda_reference.h: nothing of lintra between the timer and
+// the library, 20 products a wait).
+double device_gemm_rate(const Sizes& s, Device device) {
+  constexpr int kCalls = 20;
+  return layer_gemm_rate(s, [&](int64_t K, int64_t N) {
+    const DirectCublas direct(device.index(), 1, s.B * s.N, K, N);
+    return time_best([&] { direct.run(kCalls); }, 0.3) / kCalls;
+  });
+}
+
+// lintra's matmul on `device` (the strict test device: its kernel table), the yardstick where there is
+// no library to call directly.
+double device_matmul_rate(const Sizes& s, Device device) {
+  Generator gen(9);
+  return layer_gemm_rate(s, [&](int64_t K, int64_t N) {
+    const Tensor x = Tensor::uniform({s.B * s.N, K}, gen, -1, 1).to(device);
+    const Tensor w = Tensor::uniform({K, N}, gen, -1, 1).to(device);
+    Tensor y = Tensor::empty({s.B * s.N, N}, DType::f32, device);
+    return time_best([&] { kernels::on(y).matmul(x, w, y, false); }, 0.3);
+  });
 }
 
 // VmHWM (peak resident set) in MiB, after clear_refs reset it at the start of the row.
