@@ -307,89 +307,69 @@ std::vector<std::pair<std::string, std::function<CaseResult()>>> gpu_cases(Devic
   };
 }
 
+// The CPU's cases, each with the name --filter matches.
+std::vector<std::pair<std::string, std::function<CaseResult()>>> cpu_cases(double s) {
+  const int64_t M4 = int64_t(1) << 22;
+  return {
+      {"matmul_6272x256x256", [=] { return gemm_case(6272, 256, 256, s); }},
+      {"matmul_6272x256x1024", [=] { return gemm_case(6272, 256, 1024, s); }},
+      {"matmul_6272x1024x256", [=] { return gemm_case(6272, 1024, 256, s); }},
+      {"batched_matmul_64x784x32x784", [=] { return batched_gemm_case(64, 784, 32, 784, s); }},
+      {"add_16M_f32", [=] { return memory_case("add", int64_t(1) << 24, s); }},
+      {"softmax_rows_16M_f32", [=] { return memory_case("softmax_rows", int64_t(1) << 24, s); }},
+      {"softmax_fwd_bwd_6M_f32", [=] { return memory_case("softmax_fwd_bwd", int64_t(784) << 13, s); }},
+      {"layer_norm_fwd_bwd_4M_f32", [=] { return memory_case("layer_norm_fwd_bwd", M4, s); }},
+      {"causal-linear_10x10x1000x32x64", [=] { return causal_linear_case(10, 10, 1000, 32, 64, s); }},
+      {"exp_4M_f32", [=] { return memory_case("exp", M4, s); }},
+      {"log_4M_f32", [=] { return memory_case("log", M4, s); }},
+      {"tanh_4M_f32", [=] { return memory_case("tanh", M4, s); }},
+      {"sigmoid_4M_f32", [=] { return memory_case("sigmoid", M4, s); }},
+      {"gelu_4M_f32", [=] { return memory_case("gelu", M4, s); }},
+      {"softplus_4M_f32", [=] { return memory_case("softplus", M4, s); }},
+      {"log_sigmoid_4M_f32", [=] { return memory_case("log_sigmoid", M4, s); }},
+      {"softplus_backward_4M_f32", [=] { return memory_case("softplus_backward", M4, s); }},
+      {"uniform_4M_f32", [=] { return memory_case("uniform", M4, s); }},
+      {"dropout_mask_4M_f32", [=] { return memory_case("dropout_mask", M4, s); }},
+      {"dropout_fwd_bwd_4M_f32", [=] { return dropout_case(M4, s); }},
+      {"masked_softmax_causal_4M_f32", [=] { return memory_case("masked_softmax_causal", int64_t(784) * 784 * 8, s); }},
+      {"lstm_fwd_bwd_8x200x256", [=] { return lstm_case(8, 200, 256, s); }},
+      {"sum_rows_6M_f32", [=] { return memory_case("sum_rows", int64_t(784) << 13, s); }},
+      {"sum_columns_4M_f32", [=] { return memory_case("sum_columns", M4, s); }},
+  };
+}
+
 }  // namespace
 
 void run_kernel_benchmarks(const KernelBenchOptions& opt) {
   const Device device = Device::parse(opt.device);
   check_device_available(device);  // a missing GPU fails before any case
-  if (!device.is_cpu()) {
-    LINTRA_CHECK(device.is_cuda(), "bench kernels: no cases for device {} (cpu or cuda:N)", device.str());
-    fmt::print("lintra bench kernels — {}, device {}\n", machine_line(), device.str());
-    fmt::print("each case: lintra and the reference timed alternately, {} calls then a wait for the device, best of "
-               "each; ratio = lintra / reference\n\n",
-               kGpuCalls);
-    fmt::print("{:<32} {:>12} {:>12} {:>8}  {}\n", "case", "lintra", "reference", "ratio", "unit (reference)");
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& [name, run] : gpu_cases(device, opt.min_seconds)) {
-      if (!opt.filter.empty() && name.find(opt.filter) == std::string::npos) continue;
-      const CaseResult r = run();
-      const double ratio = r.lintra / r.reference;
-      fmt::print("{:<32} {:>12.1f} {:>12.1f} {:>8.3f}  {} ({})\n", r.name, r.lintra, r.reference, ratio, r.unit,
-                 r.reference_name);
-      std::fflush(stdout);
-      out.push_back({{"name", r.name}, {"lintra", r.lintra}, {"reference", r.reference}, {"ratio", ratio},
-                     {"unit", r.unit}, {"reference_is", r.reference_name}, {"device", device.str()},
-                     {"cpu", cpu_model()}});
-    }
-    if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");
-    return;
-  }
-  fmt::print("lintra bench kernels — {}\n", machine_line());
-  fmt::print("each case: lintra and the reference timed alternately, best of each; ratio = lintra / reference\n\n");
+  LINTRA_CHECK(device.is_cpu() || device.is_cuda(), "bench kernels: no cases for device {} (cpu or cuda:N)",
+               device.str());
+  const bool gpu = device.is_cuda();
+  fmt::print("lintra bench kernels — {}{}\n", machine_line(), gpu ? ", device " + device.str() : "");
+  fmt::print("each case: lintra and the reference timed alternately{}, best of each; ratio = lintra / reference\n\n",
+             gpu ? fmt::format(", {} calls then a wait for the device", kGpuCalls) : "");
   fmt::print("{:<32} {:>12} {:>12} {:>8}  {}\n", "case", "lintra", "reference", "ratio", "unit (reference)");
-  std::vector<std::function<CaseResult()>> cases = {
-      [&] { return gemm_case(6272, 256, 256, opt.min_seconds); },
-      [&] { return gemm_case(6272, 256, 1024, opt.min_seconds); },
-      [&] { return gemm_case(6272, 1024, 256, opt.min_seconds); },
-      [&] { return batched_gemm_case(64, 784, 32, 784, opt.min_seconds); },
-      [&] { return memory_case("add", int64_t(1) << 24, opt.min_seconds); },
-      [&] { return memory_case("softmax_rows", int64_t(1) << 24, opt.min_seconds); },
-      [&] { return memory_case("softmax_fwd_bwd", int64_t(784) << 13, opt.min_seconds); },
-      [&] { return memory_case("layer_norm_fwd_bwd", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return causal_linear_case(10, 10, 1000, 32, 64, opt.min_seconds); },
-      [&] { return memory_case("exp", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("log", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("tanh", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("sigmoid", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("gelu", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("softplus", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("log_sigmoid", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("softplus_backward", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("uniform", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("dropout_mask", int64_t(1) << 22, opt.min_seconds); },
-      [&] { return dropout_case(int64_t(1) << 22, opt.min_seconds); },
-      [&] { return memory_case("masked_softmax_causal", int64_t(784) * 784 * 8, opt.min_seconds); },
-      [&] { return lstm_case(8, 200, 256, opt.min_seconds); },
-      [&] { return memory_case("sum_rows", int64_t(784) << 13, opt.min_seconds); },
-      [&] { return memory_case("sum_columns", int64_t(1) << 22, opt.min_seconds); },
-  };
-  static const char* names[] = {"matmul_6272x256x256", "matmul_6272x256x1024", "matmul_6272x1024x256",
-                                "batched_matmul_64x784x32x784", "add_16M_f32", "softmax_rows_16M_f32",
-                                "softmax_fwd_bwd_6M_f32", "layer_norm_fwd_bwd_4M_f32",
-                                "causal-linear_10x10x1000x32x64", "exp_4M_f32", "log_4M_f32", "tanh_4M_f32",
-                                "sigmoid_4M_f32", "gelu_4M_f32", "softplus_4M_f32", "log_sigmoid_4M_f32",
-                                "softplus_backward_4M_f32", "uniform_4M_f32", "dropout_mask_4M_f32", "dropout_fwd_bwd_4M_f32",
-                                "masked_softmax_causal_4M_f32", "lstm_fwd_bwd_8x200x256", "sum_rows_6M_f32",
-                                "sum_columns_4M_f32"};
-  static_assert(std::size(names) == 24);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < cases.size(); ++i) {
-    if (!opt.filter.empty() && std::string(names[i]).find(opt.filter) == std::string::npos) continue;
-    CaseResult r = cases[i]();
-    double ratio = r.lintra / r.reference;
+  for (const auto& [name, run] : gpu ? gpu_cases(device, opt.min_seconds) : cpu_cases(opt.min_seconds)) {
+    if (!opt.filter.empty() && name.find(opt.filter) == std::string::npos) continue;
+    const CaseResult r = run();
+    const double ratio = r.lintra / r.reference;
     fmt::print("{:<32} {:>12.2f} {:>12.2f} {:>8.3f}  {} ({})\n", r.name, r.lintra, r.reference, ratio, r.unit,
                r.reference_name);
     std::fflush(stdout);
-    out.push_back({{"name", r.name},
-                   {"lintra", r.lintra},
-                   {"reference", r.reference},
-                   {"ratio", ratio},
-                   {"unit", r.unit},
-                   {"reference_is", r.reference_name},
-                   {"cpu", cpu_model()},
-                   {"simd_target", simd_target()},
-                   {"blas_core", blas_core()},
-                   {"threads", num_threads()}});
+    nlohmann::ordered_json row = {{"name", r.name}, {"lintra", r.lintra}, {"reference", r.reference},
+                                  {"ratio", ratio}, {"unit", r.unit}, {"reference_is", r.reference_name}};
+    if (gpu) {
+      row["device"] = device.str();
+      row["cpu"] = cpu_model();
+    } else {
+      row["cpu"] = cpu_model();
+      row["simd_target"] = simd_target();
+      row["blas_core"] = blas_core();
+      row["threads"] = num_threads();
+    }
+    out.push_back(std::move(row));
   }
   if (!opt.json_path.empty()) write_bench_json(opt.json_path, out, "kernels");
 }
