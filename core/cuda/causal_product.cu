@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/cuda/causal_product.h"
 #include "core/cuda/launch.cuh"
@@ -20,16 +21,16 @@ namespace {
 constexpr size_t kSharedBytes = 48 * 1024;
 
 size_t shared_optin_bytes(int device) {
-  static int cached[64] = {};
+  static std::atomic<int> cached[64] = {};  // 0: not read yet (threads may read it at once: same value)
   if (device < 0 || device >= 64) return kSharedBytes;
-  if (cached[device] == 0) {
-    int bytes = 0;
+  int bytes = cached[device].load(std::memory_order_relaxed);
+  if (bytes == 0) {
     if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
         bytes < int(kSharedBytes))
       bytes = int(kSharedBytes);
-    cached[device] = bytes;
+    cached[device].store(bytes, std::memory_order_relaxed);
   }
-  return size_t(cached[device]);
+  return size_t(bytes);
 }
 
 // Shared memory of the output pass: A_c, B_c (C × Dk), C_c (C × Dc), P (Dk × Dc), scores (C × C).
