@@ -8,19 +8,32 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace lintra::simd {
 
 // A weight matrix (rows × in) packed once for gemv_packed: rows in groups of kGroup, each group stored
 // column by column (cpu/gemv_packed.cpp has the layout), in float32 or, rounded once, in bfloat16.
+// The packed words live in a byte tensor from the host's caching allocator (64-byte aligned), of its
+// own or a slice of one block that holds several products (the recurrent engine packs a whole model
+// into one: a 25 MB block gets transparent huge pages and comes back from the cache when the next
+// engine is built, where fresh vectors per product faulted in every 4 KiB page anew).
 struct PackedRows {
   static constexpr int64_t kGroup = 16;
   enum class Format { f32, bf16 } format = Format::f32;
   int64_t rows = 0, in = 0;
-  std::vector<float> f32;      // Format::f32
-  std::vector<uint32_t> bf16;  // Format::bf16: two columns' bf16 weights per word
+  Tensor words;  // u8, packed_rows_bytes(format, rows, in) bytes
+
+  const float* f32() const { return static_cast<const float*>(words.raw_data()); }       // Format::f32
+  const uint32_t* bf16() const { return static_cast<const uint32_t*>(words.raw_data()); }  // two bf16 weights a word
 };
-PackedRows pack_rows_f32(const float* W, int64_t rows, int64_t in);   // W row-major (rows × in)
-PackedRows pack_rows_bf16(const float* W, int64_t rows, int64_t in);  // each weight rounded by to_bf16
+// Bytes of a packed rows × in matrix, rounded up to a multiple of 64 (so that products packed one after
+// another in one block stay 64-byte aligned).
+int64_t packed_rows_bytes(PackedRows::Format format, int64_t rows, int64_t in);
+// W row-major (rows × in), packed into `into` — a contiguous u8 tensor of at least packed_rows_bytes on
+// the host — or, undefined, into a block of its own. Groups are packed in parallel for large matrices.
+PackedRows pack_rows_f32(const float* W, int64_t rows, int64_t in, Tensor into = Tensor());
+PackedRows pack_rows_bf16(const float* W, int64_t rows, int64_t in, Tensor into = Tensor());  // weights rounded by to_bf16
 
 // y[b·rows + r] = (Σ_k W[r, k]·x[b·in + k]) + bias[r] for b < B and rows r0 ≤ r < r1, the sum in
 // ascending k in float32 (FMA where the target has it), whatever the target and the format: bf16

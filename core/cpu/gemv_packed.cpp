@@ -29,6 +29,7 @@
 #ifndef LINTRA_CORE_CPU_GEMV_PACKED_ONCE_
 #define LINTRA_CORE_CPU_GEMV_PACKED_ONCE_
 #include <algorithm>
+#include <utility>
 
 #include "core/error.h"
 #include "core/host_simd.h"
@@ -107,15 +108,27 @@ HWY_INLINE void gemv_groups(const simd::PackedRows& W, const float* bias, const 
     for (int64_t r = first; r < last; ++r) yb[r] = out[r - first] + bias[r];
   };
   auto run = [&]<size_t T>(int64_t g, int64_t b) {
-    if constexpr (kBf16) tile_bf16<T>(W.bf16.data() + g * group_words, in, x + b * in, out);
-    else tile_f32<T>(W.f32.data() + g * group_words, in, x + b * in, out);
+    if constexpr (kBf16) tile_bf16<T>(W.bf16() + g * group_words, in, x + b * in, out);
+    else tile_f32<T>(W.f32() + g * group_words, in, x + b * in, out);
     finish(g, T, b);
   };
+  // Whole tiles, then what is left in tiles of 4, 2 and 1 groups: a single group has one accumulator
+  // per vector and waits out the FMA latency at every column (a quarter of the rate the stream of a
+  // block needs), two or four keep enough in flight. Each row's sum is the same whatever tile it
+  // falls in (its own accumulator, the columns in order), so a block's rows do not depend on where
+  // the block starts or ends.
   int64_t g = g0;
   for (; g + int64_t(kTileGroups) <= g1; g += int64_t(kTileGroups))
     for (int64_t b = 0; b < B; ++b) run.template operator()<kTileGroups>(g, b);
-  for (; g < g1; ++g)
-    for (int64_t b = 0; b < B; ++b) run.template operator()<1>(g, b);
+  auto rest = [&]<size_t T>() {
+    if constexpr (T < kTileGroups) {
+      for (; g + int64_t(T) <= g1; g += int64_t(T))
+        for (int64_t b = 0; b < B; ++b) run.template operator()<T>(g, b);
+    }
+  };
+  rest.template operator()<4>();
+  rest.template operator()<2>();
+  rest.template operator()<1>();
 }
 
 }  // namespace
@@ -144,31 +157,60 @@ void dispatch_gemv_packed(const simd::PackedRows& W, const float* bias, const fl
 
 namespace simd {
 
-PackedRows pack_rows_f32(const float* W, int64_t rows, int64_t in) {
-  LINTRA_CHECK(rows >= 1 && in >= 1, "pack_rows_f32: rows and in must be positive, got {} and {}", rows, in);
-  PackedRows p{.format = PackedRows::Format::f32, .rows = rows, .in = in};
-  constexpr int64_t G = PackedRows::kGroup;
-  const int64_t groups = (rows + G - 1) / G;
-  p.f32.resize(size_t(groups * in * G));
-  float* o = p.f32.data();  // written in order: group, column, row of the group
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t k = 0; k < in; ++k)
-      for (int64_t j = 0; j < G; ++j) *o++ = g * G + j < rows ? W[(g * G + j) * in + k] : 0.0f;
+namespace {
+
+constexpr int64_t kGroupRows = PackedRows::kGroup;
+
+int64_t packed_words(PackedRows::Format format, int64_t rows, int64_t in) {
+  const int64_t groups = (rows + kGroupRows - 1) / kGroupRows;
+  return groups * (format == PackedRows::Format::f32 ? in : (in + 1) / 2) * kGroupRows;
+}
+
+// The packed form's header and words: `into` checked (or a block of its own made), then
+// pack_group(g, out) writes group g's words at out, group by group in parallel when there is enough.
+template <typename Word, typename PackGroup>
+PackedRows pack_rows(PackedRows::Format format, const char* what, int64_t rows, int64_t in, Tensor into,
+                     PackGroup pack_group) {
+  LINTRA_CHECK(rows >= 1 && in >= 1, "{}: rows and in must be positive, got {} and {}", what, rows, in);
+  const int64_t bytes = packed_rows_bytes(format, rows, in);
+  if (!into.defined()) into = Tensor::empty({bytes}, DType::u8);
+  LINTRA_CHECK(into.dtype() == DType::u8 && into.device() == Device::cpu && into.is_contiguous() &&
+                   into.numel() >= bytes && reinterpret_cast<uintptr_t>(into.raw_data()) % 64 == 0,
+               "{}: the destination must be a contiguous, 64-byte aligned host byte tensor of at least {} bytes, got {}",
+               what, bytes, into.describe());
+  PackedRows p{.format = format, .rows = rows, .in = in, .words = into.narrow(0, 0, bytes)};
+  Word* out = static_cast<Word*>(p.words.raw_data());
+  const int64_t groups = (rows + kGroupRows - 1) / kGroupRows;
+  const int64_t group_words = packed_words(format, kGroupRows, in);
+#pragma omp parallel for schedule(static) if (rows * in >= (int64_t(1) << 18))
+  for (int64_t g = 0; g < groups; ++g) pack_group(g, out + g * group_words);
   return p;
 }
 
-PackedRows pack_rows_bf16(const float* W, int64_t rows, int64_t in) {
-  LINTRA_CHECK(rows >= 1 && in >= 1, "pack_rows_bf16: rows and in must be positive, got {} and {}", rows, in);
-  PackedRows p{.format = PackedRows::Format::bf16, .rows = rows, .in = in};
-  constexpr int64_t G = PackedRows::kGroup;
-  const int64_t groups = (rows + G - 1) / G, in2 = (in + 1) / 2;
-  p.bf16.resize(size_t(groups * in2 * G));
-  uint32_t* o = p.bf16.data();  // written in order: group, column pair, row of the group
+}  // namespace
+
+int64_t packed_rows_bytes(PackedRows::Format format, int64_t rows, int64_t in) {
+  return (packed_words(format, rows, in) * 4 + 63) / 64 * 64;
+}
+
+PackedRows pack_rows_f32(const float* W, int64_t rows, int64_t in, Tensor into) {
+  constexpr int64_t G = kGroupRows;
+  return pack_rows<float>(PackedRows::Format::f32, "pack_rows_f32", rows, in, std::move(into), [&](int64_t g, float* o) {
+    for (int64_t k = 0; k < in; ++k)  // column by column, the group's rows within each
+      for (int64_t j = 0; j < G; ++j) *o++ = g * G + j < rows ? W[(g * G + j) * in + k] : 0.0f;
+  });
+}
+
+PackedRows pack_rows_bf16(const float* W, int64_t rows, int64_t in, Tensor into) {
+  constexpr int64_t G = kGroupRows;
+  const int64_t in2 = (in + 1) / 2;
   auto half = [&](int64_t r, int64_t k) -> uint32_t { return r < rows && k < in ? to_bf16(W[r * in + k]) : 0u; };
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t k2 = 0; k2 < in2; ++k2)
-      for (int64_t j = 0; j < G; ++j) *o++ = half(g * G + j, 2 * k2) | half(g * G + j, 2 * k2 + 1) << 16;
-  return p;
+  return pack_rows<uint32_t>(PackedRows::Format::bf16, "pack_rows_bf16", rows, in, std::move(into),
+                             [&](int64_t g, uint32_t* o) {
+                               for (int64_t k2 = 0; k2 < in2; ++k2)  // column pairs, the group's rows within each
+                                 for (int64_t j = 0; j < G; ++j)
+                                   *o++ = half(g * G + j, 2 * k2) | half(g * G + j, 2 * k2 + 1) << 16;
+                             });
 }
 
 void gemv_packed(const PackedRows& W, const float* bias, const float* x, float* y, int64_t B, int64_t r0, int64_t r1) {

@@ -6,7 +6,8 @@
 // rows (a partial last group of 16; 150 rows fill the 8-group tiles of AVX-512 and leave single
 // groups), blocks that start and end on groups or at the last row, batch 1 and 3. Tolerance: the
 // float32 sum of `in` products differs from the float64 one by at most about in·u·Σ|W·x| (u = 2^-24),
-// checked per element with that bound.
+// checked per element with that bound. A row's value does not depend on the block it is computed in
+// (bit for bit), and packing into a slice of a larger block changes nothing.
 //
 // outer_update_read: the linear-attention state step S += a·bᵀ, out = Sᵀ·c (below).
 #include <gtest/gtest.h>
@@ -21,9 +22,12 @@
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "tests/core/simd_targets.h"
+#include "tests/test_util.h"
 
 namespace lintra {
 namespace {
+
+using testing::error_of;
 
 class CoreHostSimd : public testing::SimdTargetTest {};
 
@@ -59,6 +63,25 @@ TEST_P(CoreHostSimd, GemvPackedMatchesItsDefinitionOnABlockOfRows) {
                   << "rows " << rows << " in " << in << " B " << B << " b " << b << " row " << r;
             }
         }
+}
+
+// A row's sum is the same whatever block it is computed in (the engine's threads take blocks that
+// start and end anywhere on the groups): 150 rows computed whole and in blocks of 1, 2, 3, 4 and 9
+// groups (whole tiles, then tiles of 4, 2 and 1) agree bit for bit, in float32 and bf16.
+TEST_P(CoreHostSimd, GemvPackedRowsDoNotDependOnTheBlock) {
+  Generator gen(45);
+  const int64_t rows = 150, in = 67, B = 2;
+  const std::vector<float> W = uniform(rows * in, gen), bias = uniform(rows, gen), x = uniform(B * in, gen);
+  for (const simd::PackedRows& packed : {simd::pack_rows_f32(W.data(), rows, in), simd::pack_rows_bf16(W.data(), rows, in)}) {
+    std::vector<float> whole(size_t(B * rows));
+    simd::gemv_packed(packed, bias.data(), x.data(), whole.data(), B, 0, rows);
+    for (int64_t groups : {1, 2, 3, 4, 9}) {
+      std::vector<float> pieces(whole.size(), -1.0f);
+      for (int64_t r0 = 0; r0 < rows; r0 += 16 * groups)
+        simd::gemv_packed(packed, bias.data(), x.data(), pieces.data(), B, r0, std::min(rows, r0 + 16 * groups));
+      EXPECT_EQ(pieces, whole) << "blocks of " << groups << " groups";
+    }
+  }
 }
 
 // Packed in bf16, the product is the float32 one of the weights each rounded to bfloat16 (widening is
@@ -119,6 +142,32 @@ TEST(CoreHostSimdPacked, ABlockOffTheGroupsIsAnError) {
   EXPECT_NO_THROW(simd::gemv_packed(packed, bias.data(), x.data(), y.data(), 1, 40, 40));  // empty: no rows left
   EXPECT_NO_THROW(simd::gemv_packed(packed, bias.data(), x.data(), y.data(), 1, 32, 40));
   EXPECT_EQ(y[39], 4.0f);
+}
+
+// Packed into a slice of a larger block (as the engine packs a whole model into one), a matrix gives
+// the products it gives packed on its own; a destination that is too small, not bytes, or not 64-byte
+// aligned is refused by name.
+TEST(CoreHostSimdPacked, PacksIntoASliceOfALargerBlock) {
+  Generator gen(49);
+  const int64_t rows = 40, in = 9;
+  const std::vector<float> W = uniform(rows * in, gen), bias = uniform(rows, gen), x = uniform(in, gen);
+  const int64_t bytes = simd::packed_rows_bytes(simd::PackedRows::Format::f32, rows, in);
+  EXPECT_EQ(bytes % 64, 0);
+  EXPECT_GE(bytes, 48 * in * 4);  // three groups of 16 rows, float32
+  const Tensor block = Tensor::full({3 * bytes}, 7.0, DType::u8);
+  const simd::PackedRows in_block = simd::pack_rows_f32(W.data(), rows, in, block.narrow(0, bytes, bytes));
+  EXPECT_EQ(in_block.f32(), reinterpret_cast<const float*>(block.data<uint8_t>() + bytes));
+  EXPECT_EQ(block.data<uint8_t>()[0], 7);  // the rest of the block untouched
+  EXPECT_EQ(block.data<uint8_t>()[2 * bytes], 7);
+  std::vector<float> got(static_cast<size_t>(rows)), want(static_cast<size_t>(rows));
+  simd::gemv_packed(in_block, bias.data(), x.data(), got.data(), 1, 0, rows);
+  simd::gemv_packed(simd::pack_rows_f32(W.data(), rows, in), bias.data(), x.data(), want.data(), 1, 0, rows);
+  EXPECT_EQ(got, want);
+  EXPECT_HAS(error_of([&] { simd::pack_rows_f32(W.data(), rows, in, Tensor::empty({bytes - 64}, DType::u8)); }),
+             "at least");
+  EXPECT_HAS(error_of([&] { simd::pack_rows_bf16(W.data(), rows, in, Tensor::empty({bytes}, DType::f32)); }),
+             "pack_rows_bf16: the destination must be");
+  EXPECT_HAS(error_of([&] { simd::pack_rows_f32(W.data(), rows, in, block.narrow(0, 1, bytes)); }), "64-byte aligned");
 }
 
 LINTRA_ON_EVERY_SIMD_TARGET(CoreHostSimd);
