@@ -9,6 +9,7 @@
 #include "autograd/node.h"
 #include "core/host_simd.h"
 #include "core/matmul_precision.h"
+#include "core/ops.h"
 #include "core/scalar_ops.h"
 #include "core/spin_barrier.h"
 #include "core/threading.h"
@@ -18,8 +19,6 @@ namespace lintra::nn {
 namespace {
 
 std::vector<float> host_floats(const Var& v) { return v.data().contiguous().to_vector<float>(); }
-
-void append(std::vector<float>& to, const std::vector<float>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
 // [r0, r1) of `rows` for thread `tid` of `n`: contiguous blocks, multiples of 16 rows (one cache
 // line of a float32 output, and simd::PackedRows' groups) except the last.
@@ -58,22 +57,11 @@ void add_rows(const float* a, const float* add, float* out, int64_t B, int64_t D
 
 }  // namespace
 
-// One product's weights (rows × in, row-major when given) packed in the engine's format
-// (simd::PackedRows: column-major groups of 16 rows, float32 or each weight rounded once to bf16),
-// and its bias (float32).
+// One product's weights packed in the engine's format (simd::PackedRows: column-major groups of 16
+// rows, float32 or each weight rounded once to bf16), and its bias (float32).
 struct ImageRecurrentEngine::Packed {
   simd::PackedRows w;
   std::vector<float> bias;
-
-  Packed() = default;
-  Packed(const std::vector<float>& weights, std::vector<float> b, EngineWeights format) : bias(std::move(b)) {
-    const auto rows = int64_t(bias.size());
-    LINTRA_CHECK(rows > 0 && int64_t(weights.size()) % rows == 0,
-                 "ImageRecurrentEngine: a product needs a bias per row: {} weights, {} biases", weights.size(), rows);
-    const int64_t in = int64_t(weights.size()) / rows;
-    w = format == EngineWeights::f32 ? simd::pack_rows_f32(weights.data(), rows, in)
-                                     : simd::pack_rows_bf16(weights.data(), rows, in);
-  }
 
   // y (B, rows) rows [r0, r1) = W·x + bias for x (B, in); r0 and r1 on 16-row groups (block() gives them).
   void gemv(const float* x, float* y, int64_t B, int64_t r0, int64_t r1) const {
@@ -81,11 +69,49 @@ struct ImageRecurrentEngine::Packed {
   }
 };
 
+namespace {
+
+// A product to pack: its weight (rows × in) and its bias, float32 and contiguous on the host.
+struct ProductSource {
+  Tensor weight;
+  Tensor bias;
+};
+
+ProductSource source_of(const Linear& lin) {
+  LINTRA_CHECK(lin.bias().defined(), "ImageRecurrentEngine: a product needs a bias: {}", lin.describe());
+  return {lin.weight().data().to(DType::f32).contiguous(), lin.bias().data().to(DType::f32).contiguous()};
+}
+
+// Every product of the model packed into one block of the host allocator, in order (the block's
+// transparent huge pages and its reuse from the cache by the next engine: simd::PackedRows).
+std::vector<simd::PackedRows> pack_all(const std::vector<ProductSource>& sources, EngineWeights format) {
+  const auto f = format == EngineWeights::f32 ? simd::PackedRows::Format::f32 : simd::PackedRows::Format::bf16;
+  auto bytes_of = [&](const ProductSource& p) { return simd::packed_rows_bytes(f, p.weight.size(0), p.weight.size(1)); };
+  int64_t total = 0;
+  for (const ProductSource& p : sources) total += bytes_of(p);
+  const Tensor block = Tensor::empty({total}, DType::u8);
+  std::vector<simd::PackedRows> out;
+  int64_t offset = 0;
+  for (const ProductSource& p : sources) {
+    const int64_t rows = p.weight.size(0), in = p.weight.size(1), bytes = bytes_of(p);
+    LINTRA_CHECK(p.bias.numel() == rows, "ImageRecurrentEngine: a product needs a bias per row: {} rows, {} biases",
+                 rows, p.bias.numel());
+    const Tensor into = block.narrow(0, offset, bytes);
+    const float* w = p.weight.data<float>();
+    out.push_back(f == simd::PackedRows::Format::f32 ? simd::pack_rows_f32(w, rows, in, into)
+                                                     : simd::pack_rows_bf16(w, rows, in, into));
+    offset += bytes;
+  }
+  return out;
+}
+
+}  // namespace
+
 struct ImageRecurrentEngine::Layer {
-  Packed qkv;  // ((2E + M)·H, D): query, key and value rows stacked
-  Packed o;    // (D, H·M)
-  Packed ff1;  // (d_ff, D)
-  Packed ff2;  // (D, d_ff)
+  std::unique_ptr<Packed> qkv;  // ((2E + M)·H, D): query, key and value rows stacked
+  std::unique_ptr<Packed> o;    // (D, H·M)
+  std::unique_ptr<Packed> ff1;  // (d_ff, D)
+  std::unique_ptr<Packed> ff2;  // (D, d_ff)
   std::vector<float> g_1, be_1, g_2, be_2;
   double eps_1 = 0, eps_2 = 0;
   Activation activation = Activation::relu;
@@ -132,8 +158,6 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
   LINTRA_CHECK(batch >= 1 && max_steps >= 1, "ImageRecurrentEngine: batch and max_steps must be positive, got {} and {}",
                batch, max_steps);
   NoGradGuard no_grad;
-  auto packed = [weights](const std::vector<float>& w, std::vector<float> b) { return Packed(w, std::move(b), weights); };
-  auto packed_linear = [&](const Linear& lin) { return packed(host_floats(lin.weight()), host_floats(lin.bias())); };
   TokenTransformer& trunk = model.trunk();
   TransformerEncoder& enc = trunk.encoder();
   const TransformerOptions& o = enc.options();
@@ -153,20 +177,15 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
   const RawStepShape shape{.batch = batch, .heads = heads_, .query_dim = d_query_, .value_dim = d_value_,
                            .max_steps = max_steps};
   layers_.resize(size_t(enc.n_layers()));
+  std::vector<ProductSource> sources;  // per layer QKV, out, W1, W2; then the head
   for (int64_t i = 0; i < enc.n_layers(); ++i) {
     TransformerEncoderLayer& src = enc.layer(i);
     AttentionLayer& a = src.attention();
-    Layer& l = layers_[size_t(i)];
-    std::vector<float> w_qkv, b_qkv;
-    for (const Linear* p : {&a.query(), &a.key(), &a.value()}) {
-      append(w_qkv, host_floats(p->weight()));
-      append(b_qkv, host_floats(p->bias()));
-    }
-    l.qkv = packed(w_qkv, std::move(b_qkv));
-    l.o = packed_linear(a.out());
+    const ProductSource q = source_of(a.query()), k = source_of(a.key()), v = source_of(a.value());
+    sources.push_back({ops::cat({q.weight, k.weight, v.weight}, 0), ops::cat({q.bias, k.bias, v.bias}, 0)});
     const FeedForward& ff = src.feed_forward();
-    l.ff1 = packed_linear(ff.linear1());
-    l.ff2 = packed_linear(ff.linear2());
+    for (const Linear* lin : {&a.out(), &ff.linear1(), &ff.linear2()}) sources.push_back(source_of(*lin));
+    Layer& l = layers_[size_t(i)];
     l.activation = ff.activation();
     l.g_1 = host_floats(src.norm1().weight());
     l.be_1 = host_floats(src.norm1().bias());
@@ -176,12 +195,24 @@ ImageRecurrentEngine::ImageRecurrentEngine(ImageModel& model, int64_t batch, int
     l.eps_2 = src.norm2().eps();
     l.attention = a.inner().make_raw_step(shape);
   }
+  sources.push_back(source_of(model.head()));
+  std::vector<simd::PackedRows> words = pack_all(sources, weights);
+  std::vector<std::unique_ptr<Packed>> packed;
+  for (size_t i = 0; i < sources.size(); ++i)
+    packed.push_back(std::make_unique<Packed>(Packed{std::move(words[i]), sources[i].bias.to_vector<float>()}));
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Layer& l = layers_[i];
+    l.qkv = std::move(packed[4 * i]);
+    l.o = std::move(packed[4 * i + 1]);
+    l.ff1 = std::move(packed[4 * i + 2]);
+    l.ff2 = std::move(packed[4 * i + 3]);
+  }
   if (const LayerNorm* n = enc.final_norm()) {
     final_gamma_ = host_floats(n->weight());
     final_beta_ = host_floats(n->bias());
     final_eps_ = n->eps();
   }
-  head_ = std::make_unique<Packed>(packed_linear(model.head()));
+  head_ = std::move(packed.back());
 
   // A team pays off only when a token's products are large: the paper's MNIST model (2^20
   // multiply-adds per layer) gains from two threads, the CPU-scale models (d_model 64) lose.
@@ -262,12 +293,12 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
       in = own.x_norm.data();
     }
     if (qkv_by_heads_) {  // the Q, K and V rows of this thread's heads
-      l.qkv.gemv(in, bf.qkv.data(), B, h0 * E, h1 * E);
-      l.qkv.gemv(in, bf.qkv.data(), B, H * E + h0 * E, H * E + h1 * E);
-      l.qkv.gemv(in, bf.qkv.data(), B, 2 * H * E + h0 * M, 2 * H * E + h1 * M);
+      l.qkv->gemv(in, bf.qkv.data(), B, h0 * E, h1 * E);
+      l.qkv->gemv(in, bf.qkv.data(), B, H * E + h0 * E, H * E + h1 * E);
+      l.qkv->gemv(in, bf.qkv.data(), B, 2 * H * E + h0 * M, 2 * H * E + h1 * M);
     } else {
       const auto [r0, r1] = block(QKV, tid, n);
-      l.qkv.gemv(in, bf.qkv.data(), B, r0, r1);
+      l.qkv->gemv(in, bf.qkv.data(), B, r0, r1);
       sync();
     }
     {
@@ -278,7 +309,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      l.o.gemv(bf.att.data(), bf.o.data(), B, r0, r1);
+      l.o->gemv(bf.att.data(), bf.o.data(), B, r0, r1);
     }
     sync();
     const float* h_in = own.h.data();
@@ -291,7 +322,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     }
     {
       const auto [r0, r1] = block(F, tid, n);
-      l.ff1.gemv(h_in, bf.f.data(), B, r0, r1);
+      l.ff1->gemv(h_in, bf.f.data(), B, r0, r1);
       for (int64_t b = 0; b < B; ++b)
         for (int64_t r = r0; r < r1; ++r) {
           float& v = bf.f[size_t(b * F + r)];
@@ -301,7 +332,7 @@ void ImageRecurrentEngine::run(int tid, int n, const int64_t* pixels, int64_t t,
     sync();
     {
       const auto [r0, r1] = block(D, tid, n);
-      l.ff2.gemv(bf.f.data(), bf.g.data(), B, r0, r1);
+      l.ff2->gemv(bf.f.data(), bf.g.data(), B, r0, r1);
     }
     sync();
     if (pre_norm_)
