@@ -6,7 +6,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <vector>
 
 #include "core/tensor.h"
 

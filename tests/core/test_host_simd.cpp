@@ -66,7 +66,7 @@ TEST_P(CoreHostSimd, GemvPackedMatchesItsDefinitionOnABlockOfRows) {
 }
 
 // A row's sum is the same whatever block it is computed in (the engine's threads take blocks that
-// start and end anywhere on the groups): 150 rows computed whole and in blocks of 1, 2, 3, 4 and 9
+// start and end anywhere on the groups): 150 rows computed whole and in blocks of 1, 2, 3, 4, 6, 8 and 9
 // groups (whole tiles, then tiles of 4, 2 and 1) agree bit for bit, in float32 and bf16.
 TEST_P(CoreHostSimd, GemvPackedRowsDoNotDependOnTheBlock) {
   Generator gen(45);
@@ -75,7 +75,7 @@ TEST_P(CoreHostSimd, GemvPackedRowsDoNotDependOnTheBlock) {
   for (const simd::PackedRows& packed : {simd::pack_rows_f32(W.data(), rows, in), simd::pack_rows_bf16(W.data(), rows, in)}) {
     std::vector<float> whole(size_t(B * rows));
     simd::gemv_packed(packed, bias.data(), x.data(), whole.data(), B, 0, rows);
-    for (int64_t groups : {1, 2, 3, 4, 9}) {
+    for (int64_t groups : {1, 2, 3, 4, 6, 8, 9}) {
       std::vector<float> pieces(whole.size(), -1.0f);
       for (int64_t r0 = 0; r0 < rows; r0 += 16 * groups)
         simd::gemv_packed(packed, bias.data(), x.data(), pieces.data(), B, r0, std::min(rows, r0 + 16 * groups));
