@@ -8,9 +8,9 @@
 // float32: W[16g + j, k] at (g·in + k)·16 + j; bf16: the columns in pairs, one 32-bit word per row and
 // pair, W[16g + j, 2p] in its low half and W[16g + j, 2p + 1] in its high half (an odd `in` padded
 // with a zero column). A tile of T groups (8 vector accumulators: T = 8·lanes/16, at least one group)
-// then reads one sequential stream, per column k one broadcast of x[b, k] and 16·T/lanes weight
-// vectors, with no horizontal sums at all. A bf16 word widens to its two float32 weights with one
-// shift and one mask (exact), and the pair's two products are added in order k, k + 1, so the bf16
+// then reads T sequential streams (one per group, a 64-byte line per column, per pair in bf16), one
+// broadcast of x[b, k] and 16·T/lanes weight vectors per column, with no horizontal sums at all. A
+// bf16 word widens to its two float32 weights with one shift and one mask (exact), and the pair's two products are added in order k, k + 1, so the bf16
 // result is the float32 result of the rounded weights bit for bit.
 //
 // Why this layout: at batch 1 a token's products stream every weight once and nothing else, so the
