@@ -10,8 +10,9 @@
 // with a zero column). A tile of T groups (8 vector accumulators: T = 8·lanes/16, at least one group)
 // then reads T sequential streams (one per group, a 64-byte line per column, per pair in bf16), one
 // broadcast of x[b, k] and 16·T/lanes weight vectors per column, with no horizontal sums at all. A
-// bf16 word widens to its two float32 weights with one shift and one mask (exact), and the pair's two products are added in order k, k + 1, so the bf16
-// result is the float32 result of the rounded weights bit for bit.
+// bf16 word widens to its two float32 weights with one shift and one mask (exact), and the pair's two
+// products are added in order k, k + 1, so the bf16 result is the float32 result of the rounded
+// weights bit for bit.
 //
 // Why this layout: at batch 1 a token's products stream every weight once and nothing else, so the
 // rate is the rate the weights arrive at. The row-major dot products it replaced read 4 rows as 4
