@@ -161,15 +161,13 @@ struct KernelTable {
               Tensor& gv)>
       causal_product_backward;
   // causal linear attention's normaliser (PAPER.md §3 eq 12; cpu/causal_normalise.cpp): den_i =
-  // q_i·Σ_{j≤i} k_j + eps and out_i = num_i / den_i for q, k (B, H, N, E) and num (B, H, N, M) → out
-  // (B, H, N, M), den (B, H, N) contiguous. Inputs take any strides (a unit last stride is cheapest);
-  // out any strides with a unit last one (the CPU writes it in place; CUDA through a contiguous
-  // temporary). O(B·H·N·(E + M)), one sweep per (b, h) keeping the E-long prefix sum.
+  // q_i·Σ_{j≤i} k_j + eps and out_i = num_i / den_i for q, k (B, H, N, E) (a unit last stride is
+  // cheapest; any strides) and num (B, H, N, M) → out (B, H, N, M), den (B, H, N). O(B·H·N·(E + M)),
+  // one sweep per (b, h) keeping the E-long prefix sum.
   Kernel<void(const Tensor& q, const Tensor& k, const Tensor& num, double eps, Tensor& out, Tensor& den)>
       causal_normalise_forward;
   // its gradients from grad g (B, H, N, M) and the forward's out and den: c_i = −(g_i·out_i)/den_i,
-  // gnum_i = g_i/den_i, gq_i = c_i Σ_{j≤i} k_j, gk_j = Σ_{i≥j} c_i q_i; gnum, gq, gk are overwritten
-  // (strides as the forward's out).
+  // gnum_i = g_i/den_i, gq_i = c_i Σ_{j≤i} k_j, gk_j = Σ_{i≥j} c_i q_i; gnum, gq, gk are overwritten.
   Kernel<void(const Tensor& q, const Tensor& k, const Tensor& out, const Tensor& den, const Tensor& grad,
               Tensor& gnum, Tensor& gq, Tensor& gk)>
       causal_normalise_backward;

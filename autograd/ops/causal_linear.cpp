@@ -56,11 +56,7 @@ Var causal_linear_product(const Var& q, const Var& k, const Var& v) {
 Var causal_linear_normalise(const Var& q, const Var& k, const Var& num, double eps) {
   check_causal_linear_inputs("causal_linear_normalise", q.data(), k.data(), num.data());
   const Tensor& qd = q.data();
-  // out is laid out as (B, N, H, M), the order merge_heads (nn/attention/attention_layer.cpp) reads,
-  // and viewed as (B, H, N, M): merging the heads is then a view, not a copy, and the gradient that
-  // comes back through it is a strided view the backward kernel reads in place.
-  const int64_t B = num.size(0), H = num.size(1), N = num.size(2), M = num.size(3);
-  Tensor out = Tensor::empty({B, N, H, M}, num.dtype(), qd.device()).permute({0, 2, 1, 3});
+  Tensor out = Tensor::empty(num.shape(), num.dtype(), qd.device());
   Tensor den = Tensor::empty({qd.size(0), qd.size(1), qd.size(2)}, qd.dtype(), qd.device());
   kernels::on(out).causal_normalise_forward(qd, k.data(), num.data(), eps, out, den);
   return make_result(out, "causal_linear_normalise", {q, k, num}, {qd, k.data(), out, den},

@@ -306,27 +306,19 @@ void causal_product_backward(const Tensor& q, const Tensor& k, const Tensor& v, 
 
 // --- the normaliser of causal linear attention (cuda/causal_normalise.h) ----------------------------
 
-// q and k with a unit last stride (a device copy otherwise) and their strides as the kernels read them;
-// num, out, g and the gradients contiguous (copies and temporaries otherwise).
+// q and k with a unit last stride (a device copy otherwise) and their strides as the kernels read them.
 lintra::cuda::NormaliseDims normalise_dims(const Tensor& q, const Tensor& k, int64_t M) {
   return {q.size(0) * q.size(1), q.size(1), q.size(2), q.size(3), M, q.stride(0), q.stride(1), q.stride(2),
           k.stride(0), k.stride(1), k.stride(2)};
 }
 Tensor unit_last_stride(const Tensor& t) { return t.stride(3) == 1 || t.size(3) <= 1 ? t : t.contiguous(); }
-// Where a kernel that writes contiguous rows puts an output: the output itself, or a contiguous
-// temporary copied into it after (the op's head-merged (B, N, H, M) layout, for one).
-Tensor contiguous_target(const Tensor& out) {
-  return out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype(), out.device());
-}
 
 void causal_normalise_forward(const Tensor& q_in, const Tensor& k_in, const Tensor& num_in, double eps, Tensor& out,
                               Tensor& den) {
   const Tensor q = unit_last_stride(q_in), k = unit_last_stride(k_in), num = num_in.contiguous();
-  Tensor o = contiguous_target(out);
   lintra::cuda::causal_normalise_forward(device_of(out), elem(out.dtype()), normalise_dims(q, k, num.size(3)),
                                          KernelAccess::data(q), KernelAccess::data(k), KernelAccess::data(num), eps,
-                                         KernelAccess::data(o), KernelAccess::data(den));
-  if (!out.is_contiguous()) copy(o, out);
+                                         KernelAccess::data(out), KernelAccess::data(den));
 }
 
 void causal_normalise_backward(const Tensor& q_in, const Tensor& k_in, const Tensor& out_in, const Tensor& den_in,
@@ -334,14 +326,10 @@ void causal_normalise_backward(const Tensor& q_in, const Tensor& k_in, const Ten
   const Tensor q = unit_last_stride(q_in), k = unit_last_stride(k_in), out = out_in.contiguous(),
                den = den_in.contiguous(), g = grad.contiguous();
   Tensor c = Tensor::empty({std::max<int64_t>(1, den.numel())}, den.dtype(), den.device());
-  Tensor gn = contiguous_target(gnum), gqc = contiguous_target(gq), gkc = contiguous_target(gk);
   lintra::cuda::causal_normalise_backward(device_of(gnum), elem(gnum.dtype()), normalise_dims(q, k, out.size(3)),
                                           KernelAccess::data(q), KernelAccess::data(k), KernelAccess::data(out),
-                                          KernelAccess::data(den), KernelAccess::data(g), KernelAccess::data(gn),
-                                          KernelAccess::data(gqc), KernelAccess::data(gkc), KernelAccess::data(c));
-  if (!gnum.is_contiguous()) copy(gn, gnum);
-  if (!gq.is_contiguous()) copy(gqc, gq);
-  if (!gk.is_contiguous()) copy(gkc, gk);
+                                          KernelAccess::data(den), KernelAccess::data(g), KernelAccess::data(gnum),
+                                          KernelAccess::data(gq), KernelAccess::data(gk), KernelAccess::data(c));
 }
 
 void masked_softmax_forward(const Tensor& x_in, const Tensor& allowed, Tensor& out) {

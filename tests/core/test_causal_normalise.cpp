@@ -3,9 +3,7 @@
 //   den_i = q_i·Σ_{j≤i} k_j + eps, out_i = num_i / den_i,
 //   c_i = −(g_i·out_i)/den_i, gnum_i = g_i/den_i, gq_i = c_i Σ_{j≤i} k_j, gk_j = Σ_{i≥j} c_i q_i,
 // on every SIMD target, in float32 and float64, for E and M on both sides of the vector widths, q and k
-// as head-split views (a row stride) and as copies without a unit last stride, num, g, out and the
-// gradients contiguous or in the head-merged layout (B, N, H, ·) viewed as (B, H, N, ·) (what the
-// attention op allocates and gets back), and N = 1 and 0.
+// as head-split views (a row stride) and as copies without a unit last stride, and N = 1 and 0.
 //
 // Tolerance: each value is a sum of at most N·E + M products (positive q, k as φ gives them; signed
 // num, g), reordered by the kernel: |Δ| ≤ n·u·Σ|terms| with n ≤ 1,200 here, checked as rtol of the
@@ -101,33 +99,26 @@ TEST_P(CoreCausalNormalise, MatchesTheFloat64Loops) {
   for (DType dt : {DType::f32, DType::f64})
     for (const Case& c : {Case{2, 3, 37, 32, 32}, Case{1, 2, 20, 5, 7}, Case{2, 1, 9, 17, 33}, Case{1, 1, 1, 3, 4},
                           Case{1, 2, 0, 4, 4}})
-      for (bool unit_last : {true, false})
-        for (bool merged : {false, true}) {
-          const std::string what = fmt::format("{} B={} H={} N={} E={} M={} unit last stride {}, head-merged {}",
-                                               dtype_name(dt), c.B, c.H, c.N, c.E, c.M, unit_last, merged);
-          SCOPED_TRACE(what);
-          // A (B, H, N, X) operand from (B, N, H, X) values: the head-merged view itself, or a contiguous copy.
-          const auto rows = [&](const Tensor& bnhx) {
-            Tensor v = bnhx.permute({0, 2, 1, 3});
-            return merged ? v : v.contiguous();
-          };
-          const auto empty_rows = [&](int64_t X) { return rows(Tensor::empty({c.B, c.N, c.H, X}, dt)); };
-          const Tensor q = heads(Tensor::uniform({c.B, c.N, c.H, c.E}, gen, 0.05, 1, dt), unit_last);
-          const Tensor k = heads(Tensor::uniform({c.B, c.N, c.H, c.E}, gen, 0.05, 1, dt), unit_last);
-          const Tensor num = rows(Tensor::uniform({c.B, c.N, c.H, c.M}, gen, -1, 1, dt));
-          const Tensor g = rows(Tensor::uniform({c.B, c.N, c.H, c.M}, gen, -1, 1, dt));
-          const double eps = 1e-6, rtol = dt == DType::f32 ? 1e-4 : 1e-12;
-          Tensor out = empty_rows(c.M), den = Tensor::empty({c.B, c.H, c.N}, dt);
-          kernels::on(out).causal_normalise_forward(q, k, num, eps, out, den);
-          Tensor gnum = empty_rows(c.M), gq = empty_rows(c.E), gk = empty_rows(c.E);
-          kernels::on(gq).causal_normalise_backward(q, k, out, den, g, gnum, gq, gk);
-          const Oracle want = oracle(q, k, num, g, eps);
-          EXPECT_TRUE(close(out, want.out, rtol, "out"));
-          EXPECT_TRUE(close(den, want.den, rtol, "den"));
-          EXPECT_TRUE(close(gnum, want.grads.gnum, rtol, "gnum"));
-          EXPECT_TRUE(close(gq, want.grads.gq, rtol, "gq"));
-          EXPECT_TRUE(close(gk, want.grads.gk, rtol, "gk"));
-        }
+      for (bool unit_last : {true, false}) {
+        const std::string what = fmt::format("{} B={} H={} N={} E={} M={} unit last stride {}", dtype_name(dt), c.B,
+                                             c.H, c.N, c.E, c.M, unit_last);
+        SCOPED_TRACE(what);
+        const Tensor q = heads(Tensor::uniform({c.B, c.N, c.H, c.E}, gen, 0.05, 1, dt), unit_last);
+        const Tensor k = heads(Tensor::uniform({c.B, c.N, c.H, c.E}, gen, 0.05, 1, dt), unit_last);
+        const Tensor num = Tensor::uniform({c.B, c.H, c.N, c.M}, gen, -1, 1, dt);
+        const Tensor g = Tensor::uniform({c.B, c.H, c.N, c.M}, gen, -1, 1, dt);
+        const double eps = 1e-6, rtol = dt == DType::f32 ? 1e-4 : 1e-12;
+        Tensor out = Tensor::empty(num.shape(), dt), den = Tensor::empty({c.B, c.H, c.N}, dt);
+        kernels::on(out).causal_normalise_forward(q, k, num, eps, out, den);
+        Tensor gnum = Tensor::empty(num.shape(), dt), gq = Tensor::empty(q.shape(), dt), gk = Tensor::empty(k.shape(), dt);
+        kernels::on(gq).causal_normalise_backward(q, k, out, den, g, gnum, gq, gk);
+        const Oracle want = oracle(q, k, num, g, eps);
+        EXPECT_TRUE(close(out, want.out, rtol, "out"));
+        EXPECT_TRUE(close(den, want.den, rtol, "den"));
+        EXPECT_TRUE(close(gnum, want.grads.gnum, rtol, "gnum"));
+        EXPECT_TRUE(close(gq, want.grads.gq, rtol, "gq"));
+        EXPECT_TRUE(close(gk, want.grads.gk, rtol, "gk"));
+      }
 }
 
 }  // namespace
