@@ -185,13 +185,14 @@ Step make_step(const Config& cfg, int64_t length) {
 
 // Median seconds of `steps` timed steps after one warm-up, and the CPU seconds per timed step.
 struct Timing {
-  double step_s = 0, user_s = 0, sys_s = 0;
+  double step_s = 0, user_s = 0, sys_s = 0, cpu_exchanges = 0;
 };
 
 Timing time_steps(Step& step, int steps) {
   step();  // warm-up: the allocator's cache fills, pages fault in
   rusage r0{}, r1{};
   getrusage(RUSAGE_SELF, &r0);
+  const int64_t exchanges0 = pinned_cpu_exchanges();
   std::vector<double> t;
   for (int i = 0; i < steps; ++i) {
     const auto t0 = Clock::now();
@@ -201,7 +202,8 @@ Timing time_steps(Step& step, int steps) {
   getrusage(RUSAGE_SELF, &r1);
   std::sort(t.begin(), t.end());
   return {t[t.size() / 2], (seconds_of(r1.ru_utime) - seconds_of(r0.ru_utime)) / steps,
-          (seconds_of(r1.ru_stime) - seconds_of(r0.ru_stime)) / steps};
+          (seconds_of(r1.ru_stime) - seconds_of(r0.ru_stime)) / steps,
+          double(pinned_cpu_exchanges() - exchanges0) / steps};
 }
 
 // Predicted bytes of one layer's activations kept for the backward and its temporaries: about 6
@@ -252,6 +254,7 @@ TrainBenchRow run_row(const TrainBenchOptions& o, const std::string& shape, cons
     row.step_s = t.step_s * scale;
     row.user_s = t.user_s * scale;
     row.sys_s = t.sys_s * scale;
+    row.cpu_exchanges = t.cpu_exchanges * scale;
     if (scale != 1)
       row.note = fmt::format("predicted memory over {:g} MB: timed {} of {} layers at batch {} of {}, times scaled ×{:g}",
                              o.memory_cap_mb, layers, s.layers, batch, s.B, scale);
@@ -286,6 +289,7 @@ nlohmann::ordered_json to_json(const TrainBenchRow& r) {
           {"blas_core", blas_core()},
           {"threads", num_threads()},
           {"threads_pinned", threads_pinned()},
+          {"cpu_exchanges", r.cpu_exchanges},
           {"matmul_precision", matmul_precision_name(matmul_precision())},
           {"device", r.device},
           {"timed_layers", r.timed_layers},

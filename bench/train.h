@@ -29,6 +29,9 @@
 //   peak_rss_mb                             the process's peak resident set during the row (VmHWM,
 //                                           reset before the row; the allocator cache is emptied first)
 //   user_s, sys_s                           CPU seconds per timed step (all threads), from getrusage
+//   cpu_exchanges                           times per timed step that a pinned team thread, starved on a
+//                                           core another process shares, swapped cores with an idle one
+//                                           (core/cpu/team_loop.h); 0 on a quiet machine
 // plus cpu and simd_target (the machine line of every bench: CPU model and the dispatched ISA), and
 // device. On a GPU (--device cuda) each timed step ends by reading the loss back to the
 // host, which waits for the device's stream (the kernels run asynchronously); sgemm_gflops_per_s is then
@@ -74,6 +77,7 @@ struct TrainBenchRow {
   double step_s = 0, model_gflop = 0, gflops_per_s = 0, sgemm_gflops_per_s = 0;
   double sgemm_before_gflops_per_s = 0, sgemm_after_gflops_per_s = 0;
   double peak_rss_mb = 0, user_s = 0, sys_s = 0;
+  double cpu_exchanges = 0;                   // pinned team threads that swapped cores, per step
   int64_t timed_layers = 0, timed_batch = 0;  // what ran, when the memory cap shrank it
   std::string note;                           // how the row was scaled, or empty
   std::string device;                         // where it trained

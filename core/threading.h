@@ -10,7 +10,15 @@
 // loop beside the paper's MNIST causal-linear step: 3.90 → 3.46 s (median of 6), the quiet step level
 // (experiments/kernels/README.md, session 12). Fewer threads than CPUs, more, or a user's own binding
 // (OMP_PROC_BIND set, or LINTRA_PIN_THREADS=0): nothing is pinned, and an earlier pinning is undone.
+// Pinned threads cannot move to a core that goes idle, so the kernels' loop (core/cpu/team_loop.h) lets
+// a thread with nothing left swap cores with one the intruder keeps from running (exchange_pinned_cpus).
 #pragma once
+
+#include <sys/types.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
 
 namespace lintra {
 
@@ -18,5 +26,24 @@ void set_num_threads(int n);  // n ≤ 0: keep the count; either way, pin or unp
 int num_threads();
 // Whether set_num_threads pinned the team (for tests and the bench headers).
 bool threads_pinned();
+
+// A thread of the pinned team: its kernel thread id, its CPU-time clock, and the CPU it is pinned to
+// now (its own atomic, which exchange_pinned_cpus updates).
+struct PinnedSeat {
+  pid_t tid = 0;
+  clockid_t clock{};
+  std::atomic<int>* cpu = nullptr;
+};
+
+// The seat of OpenMP team thread i while the team is pinned, else null; valid until the next
+// set_num_threads.
+const PinnedSeat* pinned_seat(int team_thread);
+
+// The calling thread (seat `self`) takes `other`'s CPU and `other` takes the caller's: for a caller
+// about to wait, with nothing left to do, for a team thread that shares its core with another process
+// (core/cpu/team_loop.h). Returns whether both threads moved.
+bool exchange_pinned_cpus(const PinnedSeat& self, const PinnedSeat& other);
+// How many exchanges this process has made (for the bench rows).
+int64_t pinned_cpu_exchanges();
 
 }  // namespace lintra

@@ -9,8 +9,9 @@ void arange(Tensor& out, double start, double step) {
   const int64_t n = out.numel();
   dispatch_all(out.dtype(), "arange", [&]<typename T>() {
     T* p = out.data<T>();
-#pragma omp parallel for schedule(dynamic, kBlockElements) if (n >= kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) p[i] = T(start + double(i) * step);
+    for_each_block(n, kBlockElements, n >= kParallelGrain, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) p[i] = T(start + double(i) * step);
+    });
   });
 }
 

@@ -13,7 +13,7 @@
 // Each row's vectors are Highway's (every x86 target, dispatched at run time per (b, h) task, scalar
 // as the fallback); a row's last partial vector is zero-padded (cpu/vec_math-inl.h). The dot products
 // sum vector lanes, so results differ between targets only by the order of float rounding, and not
-// with the thread count (OpenMP over B·H, one task per (b, h)). q and k may have any row stride (the
+// with the thread count (team_for over B·H, one task per (b, h)). q and k may have any row stride (the
 // attention's head-split views) but a unit last stride; num, g, out and den are contiguous.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/cpu/causal_normalise.cpp"
@@ -140,6 +140,7 @@ HWY_AFTER_NAMESPACE();
 
 // --- the kernels: dispatch per (b, h) task -----------------------------------------------------------
 #if HWY_ONCE
+#include "core/cpu/team_loop.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -154,15 +155,14 @@ namespace {
 // q or k with a unit last stride (a copy otherwise).
 Tensor unit_last_stride(const Tensor& t) { return t.stride(3) == 1 || t.size(3) <= 1 ? t : t.contiguous(); }
 
-// Runs f(head) for every (b, h) pair: OpenMP over the B·H pairs, dynamically scheduled.
+// Runs f(head) for every (b, h) pair: the B·H pairs handed to the team one at a time (cpu/team_loop.h).
 template <typename T, typename F>
 void for_each_head(const Tensor& q, const Tensor& k, const T* num, const T* g, const T* den, T* out, T* den_out,
                    T* gq, T* gk, int64_t M, double eps, F&& f) {
   const int64_t B = q.size(0), H = q.size(1), N = q.size(2), E = q.size(3), BH = B * H;
   const T* qp = q.data<T>();
   const T* kp = k.data<T>();
-#pragma omp parallel for schedule(dynamic, 1) if (BH > 1 && BH * N * (E + M) >= (int64_t(1) << 15))
-  for (int64_t i = 0; i < BH; ++i) {
+  team_for(BH, BH * N * (E + M) >= (int64_t(1) << 15), [&](int64_t i) {
     const int64_t b = i / H, hh = i % H;
     normalise::Head<T> head{qp + b * q.stride(0) + hh * q.stride(1),
                             kp + b * k.stride(0) + hh * k.stride(1),
@@ -180,7 +180,7 @@ void for_each_head(const Tensor& q, const Tensor& k, const T* num, const T* g, c
                             M,
                             T(eps)};
     f(head);
-  }
+  });
 }
 
 }  // namespace

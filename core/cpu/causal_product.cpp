@@ -31,7 +31,7 @@
 //
 // Each sweep is written once over Highway and compiled for each x86 target (SSSE3, SSE4, AVX2,
 // AVX-512; scalar as the fallback); HWY_DYNAMIC_DISPATCH picks the best one the CPU has, per (b, h)
-// task. Each (b, h) pair is one task (OpenMP over B·H, dynamic schedule, scratch per thread).
+// task. Each (b, h) pair is one task (team_for over B·H, cpu/team_loop.h; scratch per thread).
 //
 // Memory layout: a segment's rows are read in place when the last dim is contiguous and its width
 // fills whole tiles (any row stride, e.g. a permuted (B, N, H, E) view; a descending sweep walks the
@@ -58,6 +58,7 @@
 #include <atomic>
 #include <vector>
 
+#include "core/cpu/team_loop.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu::causal {
@@ -374,25 +375,23 @@ namespace {
 using causal::Head;
 using causal::Scratch;
 
-// Runs f(head, scratch) for every (b, h) pair: OpenMP over the B·H pairs, one scratch per thread.
+// Runs f(head, scratch) for every (b, h) pair: the B·H pairs handed to the team one at a time, one scratch
+// per thread (cpu/team_loop.h).
 template <typename T, typename F>
 void for_each_head(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* g, T* out, T* gq, T* gk, T* gv,
                    F&& f) {
   const int64_t B = q.size(0), H = q.size(1), N = q.size(2), E = q.size(3), M = v.size(3), BH = B * H;
   const size_t scratch_size = causal::scratch_bytes<T>(E, M);
-#pragma omp parallel if (BH > 1)
-  {
-    Scratch scratch(scratch_size);
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t i = 0; i < BH; ++i) {
-      const int64_t b = i / H, h = i % H;
-      auto slice = [&](const Tensor& t) { return causal::slice_of<T>(t, b, h); };
-      const Head<T> head{slice(q), slice(k), slice(v), g != nullptr ? slice(*g) : causal::Slice<T>{},
-                         out != nullptr ? out + i * N * M : nullptr, gq != nullptr ? gq + i * N * E : nullptr,
-                         gk != nullptr ? gk + i * N * E : nullptr, gv != nullptr ? gv + i * N * M : nullptr, N};
-      f(head, scratch);
-    }
-  }
+  team_for_with(
+      BH, true, [&] { return Scratch(scratch_size); },
+      [&](int64_t i, Scratch& scratch) {
+        const int64_t b = i / H, h = i % H;
+        auto slice = [&](const Tensor& t) { return causal::slice_of<T>(t, b, h); };
+        const Head<T> head{slice(q), slice(k), slice(v), g != nullptr ? slice(*g) : causal::Slice<T>{},
+                           out != nullptr ? out + i * N * M : nullptr, gq != nullptr ? gq + i * N * E : nullptr,
+                           gk != nullptr ? gk + i * N * E : nullptr, gv != nullptr ? gv + i * N * M : nullptr, N};
+        f(head, scratch);
+      });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/cpu/team_loop.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -108,15 +109,14 @@ void ctc_loss(const Tensor& log_probs, const Tensor& targets_in, const Tensor& i
   const double* z = z64.data<double>();
   const int64_t *tg = targets.data<int64_t>(), *il = in_len.data<int64_t>(), *tl = tg_len.data<int64_t>();
   int64_t* st = status.data<int64_t>();
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t b = 0; b < B; ++b) {
+  team_for(B, true, [&](int64_t b) {
     int64_t* sb = st + 3 * b;
     sb[0] = sb[1] = sb[2] = 0;
     check_target(tg + b * S, tl[b], il[b], C, sb);
-    if (sb[0] != 0) continue;
+    if (sb[0] != 0) return;
     loss[size_t(b)] = ctc_sequence(z + b * T * C, C, il[b], Extended{tg + b * S, 2 * tl[b] + 1}, &g[size_t(b * T * C)]);
     if (!std::isfinite(loss[size_t(b)])) sb[0] = 3;
-  }
+  });
   dispatch_float(nll.dtype(), "ctc_loss", [&]<typename T_>() {
     T_* np = nll.data<T_>();
     T_* gp = grad.data<T_>();

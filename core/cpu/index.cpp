@@ -31,13 +31,12 @@ void index_select(const Tensor& x_in, int64_t dim, const Tensor& index_in, Tenso
   const size_t esz = dtype_size(x.dtype());
   const char* xp = static_cast<const char*>(x.raw_data());
   char* op = static_cast<char*>(out.raw_data());
-#pragma omp parallel for collapse(2) schedule(dynamic, block_items(inner)) if (outer * L * inner >= kParallelGrain)
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t j = 0; j < L; ++j) {
-      std::memcpy(op + size_t((o * L + j) * inner) * esz, xp + size_t((o * n + idx[j]) * inner) * esz,
-                  size_t(inner) * esz);
+  for_each_block(outer * L, block_items(inner), outer * L * inner >= kParallelGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {  // r = o·L + j
+      const int64_t o = r / L, j = r % L;
+      std::memcpy(op + size_t(r * inner) * esz, xp + size_t((o * n + idx[j]) * inner) * esz, size_t(inner) * esz);
     }
-  }
+  });
 }
 
 void gather(const Tensor& x, int64_t dim, const Tensor& index, Tensor& out) {
@@ -87,15 +86,17 @@ void index_add(Tensor& out, int64_t dim, const Tensor& index_in, const Tensor& s
     using T = scalar_t;
     const T* sp = src.data<T>();
     T* op = out.data<T>();
-#pragma omp parallel for schedule(dynamic, block_items(L * inner)) if (outer > 1 && outer * L * inner >= kParallelGrain)
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t j = 0; j < L; ++j) {
-        T* dst = op + (o * n + idx[j]) * inner;
-        const T* s = sp + (o * L + j) * inner;
+    for_each_block(outer, block_items(L * inner), outer > 1 && outer * L * inner >= kParallelGrain,
+                   [&](int64_t o0, int64_t o1) {
+                     for (int64_t o = o0; o < o1; ++o) {
+                       for (int64_t j = 0; j < L; ++j) {
+                         T* dst = op + (o * n + idx[j]) * inner;
+                         const T* s = sp + (o * L + j) * inner;
 #pragma omp simd
-        for (int64_t i = 0; i < inner; ++i) dst[i] += s[i];
-      }
-    }
+                         for (int64_t i = 0; i < inner; ++i) dst[i] += s[i];
+                       }
+                     }
+                   });
   });
 }
 

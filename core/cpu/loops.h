@@ -7,11 +7,12 @@
 // into blocks for the OpenMP threads; otherwise the rows are distributed. allow_parallel = false
 // keeps the visit serial (kernels whose rows may write the same element, e.g. scatter_add).
 //
-// Work is handed out in blocks of about kBlockElements elements, one block at a time (OpenMP
-// schedule(dynamic)), never split once per thread: when another process holds one of the cores, the
-// thread the OS slows takes fewer blocks instead of keeping the others waiting at the end (issue 13:
-// a step may get at most 1.5× slower when one of two cores is taken). Blocks depend only on the sizes,
-// so no result depends on the schedule. for_each_block(n, block, parallel, f) is that loop for the
+// Work is handed out in blocks of about kBlockElements elements, one block at a time (team_for,
+// cpu/team_loop.h), never split once per thread: when another process holds one of the cores, the
+// thread the OS slows takes fewer blocks instead of keeping the others waiting at the end, and a thread
+// left waiting for a descheduled one's last block swaps cores with it (issue 13: a step may get at
+// most 1.5× slower when one of two cores is taken). Blocks depend only on the sizes, so no result
+// depends on the schedule. for_each_block(n, block, parallel, f) is that loop for the
 // kernels' own index ranges; block_items(cost) sizes a block of items of `cost` elements each.
 #pragma once
 
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cpu/team_loop.h"
 #include "core/shape.h"
 
 namespace lintra::kernels::cpu {
@@ -36,8 +38,7 @@ inline int64_t block_items(int64_t cost) { return std::max<int64_t>(1, kBlockEle
 // at a time when `parallel` (and there are two blocks or more), else in order on this thread.
 template <typename F> void for_each_block(int64_t n, int64_t block, bool parallel, F&& f) {
   const int64_t nblocks = (n + block - 1) / block;
-#pragma omp parallel for schedule(dynamic, 1) if (parallel && nblocks > 1)
-  for (int64_t b = 0; b < nblocks; ++b) f(b * block, std::min(n, (b + 1) * block));
+  team_for(nblocks, parallel, [&](int64_t b) { f(b * block, std::min(n, (b + 1) * block)); });
 }
 
 template <size_t NOps, typename F>
@@ -73,27 +74,28 @@ void for_each_row(const Shape& shape_in, const std::array<Strides, NOps>& stride
     // One long row: split into blocks.
     const int64_t block = kBlockElements;
     const int64_t nblocks = (inner + block - 1) / block;
-#pragma omp parallel for schedule(dynamic, 1) if (allow_parallel && total >= kParallelGrain)
-    for (int64_t b = 0; b < nblocks; ++b) {
+    team_for(nblocks, allow_parallel && total >= kParallelGrain, [&](int64_t b) {
       std::array<int64_t, NOps> off;
       for (size_t k = 0; k < NOps; ++k) off[k] = b * block * inner_strides[k];
       f(off, std::min(block, inner - b * block), inner_strides);
-    }
+    });
     return;
   }
   const int64_t rows = total / inner;
   const int64_t rows_per_block = block_items(inner);
-#pragma omp parallel for schedule(dynamic, rows_per_block) if (allow_parallel && total >= kParallelGrain)
-  for (int64_t r = 0; r < rows; ++r) {
-    std::array<int64_t, NOps> off{};
-    int64_t rem = r;
-    for (int64_t d = ndim - 2; d >= 0; --d) {
-      int64_t idx = rem % shape[size_t(d)];
-      rem /= shape[size_t(d)];
-      for (size_t k = 0; k < NOps; ++k) off[k] += idx * strides[k][size_t(d)];
+  const int64_t nblocks = (rows + rows_per_block - 1) / rows_per_block;
+  team_for(nblocks, allow_parallel && total >= kParallelGrain, [&](int64_t b) {
+    for (int64_t r = b * rows_per_block; r < std::min(rows, (b + 1) * rows_per_block); ++r) {
+      std::array<int64_t, NOps> off{};
+      int64_t rem = r;
+      for (int64_t d = ndim - 2; d >= 0; --d) {
+        int64_t idx = rem % shape[size_t(d)];
+        rem /= shape[size_t(d)];
+        for (size_t k = 0; k < NOps; ++k) off[k] += idx * strides[k][size_t(d)];
+      }
+      f(off, inner, inner_strides);
     }
-    f(off, inner, inner_strides);
-  }
+  });
 }
 
 // The strides of t read as `target` (broadcast), as an array entry for for_each_row.

@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/cpu/team_loop.h"
 #include "core/kernels.h"
 
 namespace lintra::kernels::cpu {
@@ -84,12 +85,11 @@ void lsh_plan(const Tensor& buckets_in, const Tensor& lengths_in, bool causal, b
   dispatch_float(additive.dtype(), "lsh_plan", [&]<typename T>() {
     T* add = additive.data<T>();
     T* ok = row_ok.data<T>();
-#pragma omp parallel for schedule(dynamic, 1) if (g.BH * g.Np * g.W > 32768)
-    for (int64_t bh = 0; bh < g.BH; ++bh) {
+    team_for(g.BH, g.BH * g.Np * g.W > 32768, [&](int64_t bh) {
       const int64_t len = lp[bh / g.H];
       const std::vector<int64_t> perm = sort_round(bp + bh * g.N, len, n_keys, g, bh, sc, qr);
       for (int64_t c = 0; c < g.nc; ++c) chunk_masks<T>(perm, len, bh, c, g, causal, masked, T(self_logit), wr, add, ok);
-    }
+    });
   });
 }
 

@@ -125,17 +125,18 @@ void masked_softmax_forward(const Tensor& x_in, const Tensor& allowed, Tensor& o
     const T* xp = x.data<T>();
     T* yp = out.data<T>();
     const int64_t rows_per_block = block_items(S);
-#pragma omp parallel for schedule(dynamic, rows_per_block) if (rows * S >= kParallelGrain)
-    for (int64_t r = 0; r < rows; ++r) {
-      const uint8_t* ar = ap + row_offset(r, a.shape(), a.strides());
-      if constexpr (std::is_same_v<T, float>) {
-        if (as == 1) {
-          HWY_DYNAMIC_DISPATCH(MaskedSoftmaxRowF32)(xp + r * S, ar, yp + r * S, S);
-          continue;
+    for_each_block(rows, rows_per_block, rows * S >= kParallelGrain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const uint8_t* ar = ap + row_offset(r, a.shape(), a.strides());
+        if constexpr (std::is_same_v<T, float>) {
+          if (as == 1) {
+            HWY_DYNAMIC_DISPATCH(MaskedSoftmaxRowF32)(xp + r * S, ar, yp + r * S, S);
+            continue;
+          }
         }
+        masked_row<T>(xp + r * S, ar, as, yp + r * S, S);
       }
-      masked_row<T>(xp + r * S, ar, as, yp + r * S, S);
-    }
+    });
   });
 }
 

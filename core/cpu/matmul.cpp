@@ -26,6 +26,7 @@
 
 #include <algorithm>
 
+#include "core/cpu/team_loop.h"
 #include "core/kernels.h"
 #include "core/matmul_precision.h"
 #ifdef LINTRA_WITH_DNNL
@@ -90,23 +91,24 @@ void gemm_reduction_slabs(bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
   const int64_t slabs = (K + kSlab - 1) / kSlab;
   Tensor partials = Tensor::empty({slabs - 1, M, N}, dtype_of<T>::value);
   T* p = partials.data<T>();
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t s = 0; s < slabs; ++s) {
+  team_for(slabs, true, [&](int64_t s) {
     const int64_t k0 = s * kSlab, n = std::min(K, k0 + kSlab) - k0;
     const T* as = a + (ta ? k0 * lda : k0);  // columns k0 … of op(a)
     const T* bs = b + (tb ? k0 : k0 * ldb);  // rows k0 … of op(b)
     if (s == 0) gemm<T>(ta, tb, M, N, n, as, lda, bs, ldb, c, ldc, beta);
     else gemm<T>(ta, tb, M, N, n, as, lda, bs, ldb, p + (s - 1) * M * N, N, T(0));
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < M; ++i) {
-    T* ci = c + i * ldc;
-    for (int64_t s = 1; s < slabs; ++s) {
-      const T* pi = p + ((s - 1) * M + i) * N;
+  });
+  const int64_t rows_per_block = std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(1, N));
+  team_for((M + rows_per_block - 1) / rows_per_block, true, [&](int64_t blk) {
+    for (int64_t i = blk * rows_per_block; i < std::min(M, (blk + 1) * rows_per_block); ++i) {
+      T* ci = c + i * ldc;
+      for (int64_t s = 1; s < slabs; ++s) {
+        const T* pi = p + ((s - 1) * M + i) * N;
 #pragma omp simd
-      for (int64_t j = 0; j < N; ++j) ci[j] += pi[j];
+        for (int64_t j = 0; j < N; ++j) ci[j] += pi[j];
+      }
     }
-  }
+  });
 }
 
 // c (M × N) = op(a)·op(b) on every thread: panels of rows of c (M ≥ N) or of columns, about four per
@@ -137,15 +139,14 @@ void gemm_panels(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, 
   const int64_t side = by_rows ? M : N;
   const int64_t panel = std::max<int64_t>(64, (side + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
   const int64_t panels = (side + panel - 1) / panel;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t p = 0; p < panels; ++p) {
+  team_for(panels, true, [&](int64_t p) {
     const int64_t i0 = p * panel, n = std::min(side, i0 + panel) - i0;
     if (by_rows) {  // rows i0 … of op(a): a's rows (a row-major) or columns (a transposed)
       gemm<T>(ta, tb, n, N, K, a + (ta ? i0 : i0 * lda), lda, b, ldb, c + i0 * ldc, ldc, beta);
     } else {  // columns i0 … of op(b): b's columns (row-major) or rows (transposed)
       gemm<T>(ta, tb, M, n, K, a, lda, b + (tb ? i0 * ldb : i0), ldb, c + i0, ldc, beta);
     }
-  }
+  });
 }
 
 template <typename T>
@@ -210,12 +211,11 @@ void matmul_typed(Tensor a, Tensor b, Tensor& out, bool accumulate) {
   const double flops = double(M) * double(N) * double(K);
   const bool per_batch_parallel = nbatch >= 2 && flops <= double(1 << 26) && double(nbatch) * flops >= double(1 << 18);
   if (per_batch_parallel) {
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t i = 0; i < nbatch; ++i) {
+    team_for(nbatch, true, [&](int64_t i) {
       int64_t ao, bo;
       offsets(i, ao, bo);
       gemm<T>(la.trans, lb.trans, M, N, K, ap + ao, la.ld, bp + bo, lb.ld, c + i * M * N, N, beta);
-    }
+    });
     return;
   }
   for (int64_t i = 0; i < nbatch; ++i) {

@@ -65,13 +65,12 @@ void sum_squares(const Tensor& x, Tensor& out) {
     constexpr int64_t kBlock = 1 << 14;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-#pragma omp parallel for schedule(dynamic, 1) if (blocks > 4)
-    for (int64_t b = 0; b < blocks; ++b) {
+    team_for(blocks, blocks > 4, [&](int64_t b) {
       double acc = 0;
       const int64_t end = std::min(n, (b + 1) * kBlock);
       for (int64_t i = b * kBlock; i < end; ++i) acc += double(p[i]) * double(p[i]);
       partial[size_t(b)] = acc;
-    }
+    });
     double total = 0;
     for (double v : partial) total += v;
     return total;

@@ -238,12 +238,13 @@ void uniform(Tensor& out, Generator& gen, double low, double high) {
     if constexpr (std::is_same_v<T, float>) {
       uniform_f32(p, n, first, gen.state(), lo, span);
     } else {
-#pragma omp parallel for schedule(dynamic, kBlockElements / 2) if (n >= kParallelGrain)
-      for (int64_t b = 0; b < blocks; ++b) {
-        const philox::Words w = philox::block(first + uint64_t(b), gen.state().stream, gen.state().seed);
-        for (int64_t k = 0; k < per_block && b * per_block + k < n; ++k)
-          p[b * per_block + k] = lo + span * philox::unit_double(philox::pair(w, int(k)));
-      }
+      for_each_block(blocks, kBlockElements / 2, n >= kParallelGrain, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const philox::Words w = philox::block(first + uint64_t(b), gen.state().stream, gen.state().seed);
+          for (int64_t k = 0; k < per_block && b * per_block + k < n; ++k)
+            p[b * per_block + k] = lo + span * philox::unit_double(philox::pair(w, int(k)));
+        }
+      });
     }
   });
 }
@@ -272,8 +273,8 @@ void normal(Tensor& out, Generator& gen, double mean, double std) {
     constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
     const int64_t blocks = (n + per_block - 1) / per_block;
     const uint64_t first = gen.reserve(uint64_t(blocks));
-#pragma omp parallel for schedule(dynamic, kBlockElements / 4) if (n >= kParallelGrain)
-    for (int64_t b = 0; b < blocks; ++b) {
+    for_each_block(blocks, kBlockElements / 4, n >= kParallelGrain, [&](int64_t b0, int64_t b1) {
+     for (int64_t b = b0; b < b1; ++b) {
       auto w = gen.block(first + uint64_t(b));
       double z[4];
       if constexpr (std::is_same_v<T, float>) {
@@ -292,7 +293,8 @@ void normal(Tensor& out, Generator& gen, double mean, double std) {
         z[1] = r * std::sin(kTwoPi * u2);
       }
       for (int64_t k = 0; k < per_block && b * per_block + k < n; ++k) p[b * per_block + k] = T(mean + std * z[k]);
-    }
+     }
+    });
   });
 }
 

@@ -22,8 +22,8 @@ void cumsum(const Tensor& x_in, int64_t dim, bool reverse, Tensor& out) {
     using T = scalar_t;
     const T* xp = x.data<T>();
     T* op = out.data<T>();
-#pragma omp parallel for schedule(dynamic, block_items(R * inner)) if (x.numel() >= kParallelGrain)
-    for (int64_t o = 0; o < outer; ++o) {
+    for_each_block(outer, block_items(R * inner), x.numel() >= kParallelGrain, [&](int64_t o0, int64_t o1) {
+     for (int64_t o = o0; o < o1; ++o) {
       for (int64_t k = 0; k < R; ++k) {
         int64_t r = reverse ? R - 1 - k : k;
         const T* src = xp + (o * R + r) * inner;
@@ -36,7 +36,8 @@ void cumsum(const Tensor& x_in, int64_t dim, bool reverse, Tensor& out) {
           for (int64_t i = 0; i < inner; ++i) dst[i] = prev[i] + src[i];
         }
       }
-    }
+     }
+    });
   });
 }
 
@@ -57,8 +58,8 @@ void sort(const Tensor& x, int64_t dim, bool descending, Tensor& values, Tensor&
     const T* lp = lines.data<T>();
     T* vp = vals_lines.data<T>();
     int64_t* ip = idx_lines.data<int64_t>();
-#pragma omp parallel for schedule(dynamic, block_items(n)) if (lines.numel() >= kParallelGrain)
-    for (int64_t l = 0; l < nlines; ++l) {
+    for_each_block(nlines, block_items(n), lines.numel() >= kParallelGrain, [&](int64_t l0, int64_t l1) {
+     for (int64_t l = l0; l < l1; ++l) {
       const T* v = lp + l * n;
       int64_t* order = ip + l * n;
       std::iota(order, order + n, int64_t(0));
@@ -75,7 +76,8 @@ void sort(const Tensor& x, int64_t dim, bool descending, Tensor& values, Tensor&
         std::stable_sort(order, order + n, [&](int64_t a, int64_t b) { return key_less(v[a], v[b]); });
       }
       for (int64_t i = 0; i < n; ++i) vp[l * n + i] = v[order[i]];
-    }
+     }
+    });
   });
   // Inverse permutation back to x's layout.
   std::vector<int64_t> inv(static_cast<size_t>(nd));

@@ -1,0 +1,107 @@
+// experiments/kernels/blas_kernels.cpp — which of OpenBLAS's kernel sets runs the model's products
+// fastest on this CPU, and how oneDNN's float32 GEMM compares. OpenBLAS (DYNAMIC_ARCH) picks its
+// kernels once, when it is loaded, from OPENBLAS_CORETYPE or the CPU; lintra's main sets that variable
+// from the CPU (app/main.cpp). A process cannot switch kernels, so compare sets by running this lab
+// once per set, e.g.
+//   for c in Cooperlake SkylakeX Haswell; do OPENBLAS_CORETYPE=$c build/experiments/kernels/blas_kernels; done
+// Every product runs on one thread, as lintra's matmul hands them out (core/cpu/matmul.cpp: panels of
+// 1,536 rows of the CIFAR-10 layers' 12,288, slabs of 2,048 reduction steps for the weight gradients,
+// and per-head products of the attention), then whole on two threads. Rows: GFLOP/s, best of 5 timings
+// over at least 0.4 s, OpenBLAS and dnnl_sgemm alternated in one process. A kernel lab in the llm.c
+// dev/ style, outside the mainline; run it under the machine lock.
+#include <cblas.h>
+#include <fmt/format.h>
+#include <omp.h>
+
+#ifdef LINTRA_WITH_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+extern "C" char* openblas_get_corename(void);
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(const std::function<void()>& f) {
+  f();
+  double best = 1e30;
+  const auto start = Clock::now();
+  while (std::chrono::duration<double>(Clock::now() - start).count() < 0.4)
+    for (int r = 0; r < 5; ++r) {
+      const auto t0 = Clock::now();
+      f();
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+  return best;
+}
+
+// C (M × N) = op(A) · op(B), row-major; ta/tb: the operand is stored transposed.
+struct Product {
+  const char* name;
+  bool ta, tb;
+  int64_t M, N, K;
+};
+
+void run(const Product& p, int threads, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c) {
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  const int64_t lda = p.ta ? p.M : p.K, ldb = p.tb ? p.K : p.N, ldc = p.N;
+  const double gflop = 2.0 * double(p.M) * double(p.N) * double(p.K) * 1e-9;
+  const double blas = seconds([&] {
+    cblas_sgemm(CblasRowMajor, p.ta ? CblasTrans : CblasNoTrans, p.tb ? CblasTrans : CblasNoTrans, int(p.M),
+                int(p.N), int(p.K), 1.0f, a.data(), int(lda), b.data(), int(ldb), 0.0f, c.data(), int(ldc));
+  });
+  std::string line = fmt::format("{:<26} {:>6} {:>6} {:>6} {:>3}  {:>8.1f}", p.name, p.M, p.N, p.K, threads,
+                                 gflop / blas);
+#ifdef LINTRA_WITH_DNNL
+  const double dnnl = seconds([&] {
+    dnnl_sgemm(p.ta ? 'T' : 'N', p.tb ? 'T' : 'N', p.M, p.N, p.K, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
+               c.data(), ldc);
+  });
+  line += fmt::format("  {:>8.1f}  {:>6.3f}", gflop / dnnl, blas / dnnl);
+#endif
+  fmt::print("{}\n", line);
+}
+
+}  // namespace
+
+int main() {
+  const std::vector<Product> panels = {
+      {"qkv/out projection", false, false, 1536, 256, 256},
+      {"ffn up", false, false, 1536, 1024, 256},
+      {"ffn down", false, false, 1536, 256, 1024},
+      {"projection dX", false, true, 1536, 256, 256},
+      {"ffn up dX", false, true, 1536, 256, 1024},
+      {"projection dW slab", true, false, 256, 256, 2048},
+      {"ffn up dW slab", true, false, 256, 1024, 2048},
+      {"ffn down dW slab", true, false, 1024, 256, 2048},
+      {"head q·kᵀ 784", false, true, 784, 784, 32},
+      {"head attn·v 784", false, false, 784, 32, 784},
+      {"head 3072 × 32 × 32", false, false, 3072, 32, 32},
+  };
+  const std::vector<Product> whole = {
+      {"ffn up (whole)", false, false, 12288, 1024, 256},
+      {"projection (whole)", false, false, 12288, 256, 256},
+  };
+  std::vector<float> a(size_t(12288) * 1024), b(size_t(12288) * 1024), c(size_t(12288) * 1024);
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : a) x = u(gen);
+  for (float& x : b) x = u(gen);
+  fmt::print("OpenBLAS kernels: {}\n", openblas_get_corename());
+  std::string head = fmt::format("{:<26} {:>6} {:>6} {:>6} {:>3}  {:>8}", "product", "M", "N", "K", "thr", "openblas");
+#ifdef LINTRA_WITH_DNNL
+  head += fmt::format("  {:>8}  {:>6}", "onednn", "o/b");
+#endif
+  fmt::print("{}\n", head);
+  for (const Product& p : panels) run(p, 1, a, b, c);
+  for (const Product& p : whole) run(p, 2, a, b, c);
+}
