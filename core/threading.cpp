@@ -105,6 +105,12 @@ const PinnedSeat* pinned_seat(int team_thread) {
   return &c.seats[size_t(team_thread)];
 }
 
+bool in_pinned_seat(int team_thread) {
+  thread_local const pid_t tid = pid_t(syscall(SYS_gettid));
+  const PinnedSeat* seat = pinned_seat(team_thread);
+  return seat != nullptr && seat->tid == tid;
+}
+
 bool exchange_pinned_cpus(const PinnedSeat& self, const PinnedSeat& other) {
   const int mine = self.cpu->load(), theirs = other.cpu->load();
   if (mine < 0 || theirs < 0 || mine == theirs) return false;

@@ -38,6 +38,9 @@ struct PinnedSeat {
 // The seat of OpenMP team thread i while the team is pinned, else null; valid until the next
 // set_num_threads.
 const PinnedSeat* pinned_seat(int team_thread);
+// Whether the calling thread sits in seat i (false when the team is not the one set_num_threads pinned,
+// e.g. after an omp_set_num_threads of the caller's own).
+bool in_pinned_seat(int team_thread);
 
 // The calling thread (seat `self`) takes `other`'s CPU and `other` takes the caller's: for a caller
 // about to wait, with nothing left to do, for a team thread that shares its core with another process

@@ -55,8 +55,9 @@ void TeamLoop::leave(int me) {
     const char* e = std::getenv("LINTRA_TEAM_EXCHANGE");
     return e == nullptr || std::string_view(e) != "0";
   }();
-  if (!enabled || s.items == 0 || pinned_seat(me) == nullptr) return;
+  if (!enabled || s.items == 0 || !in_pinned_seat(me)) return;
   const int team = omp_get_num_threads();
+  if (pinned_seat(team - 1) == nullptr || pinned_seat(team) != nullptr) return;  // not the pinned team
   for (int other = 0; other < team; ++other)
     if (other != me && watch(me, other)) return;
 }
@@ -81,8 +82,9 @@ bool TeamLoop::watch(int me, int other) {
       t1 = wall_ns();
     }
     if (s.since.load(std::memory_order_relaxed) != since) continue;  // the item ended
-    const int64_t ran = ns_of(seat->clock) - cpu0;
-    if (cpu0 >= 0 && 2 * ran < t1 - t) {  // descheduled for over half of the sample
+    const int64_t cpu1 = ns_of(seat->clock);
+    if (cpu0 < 0 || cpu1 < 0) return false;
+    if (2 * (cpu1 - cpu0) < t1 - t) {  // descheduled for over half of the sample
       if (s.moved.exchange(true)) return false;
       exchange_pinned_cpus(*self, *seat);
       return true;

@@ -18,30 +18,18 @@
 #endif
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <random>
 #include <vector>
 
+#include "experiments/kernels/lab_timer.h"
+
 extern "C" char* openblas_get_corename(void);
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds(const std::function<void()>& f) {
-  f();
-  double best = 1e30;
-  const auto start = Clock::now();
-  while (std::chrono::duration<double>(Clock::now() - start).count() < 0.4)
-    for (int r = 0; r < 5; ++r) {
-      const auto t0 = Clock::now();
-      f();
-      best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-  return best;
-}
+double seconds(const std::function<void()>& f) { return lintra::lab::best_seconds(f, 0.4); }
 
 // C (M × N) = op(A) · op(B), row-major; ta/tb: the operand is stored transposed.
 struct Product {

@@ -14,29 +14,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <vector>
 
+#include "experiments/kernels/lab_timer.h"
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Best of 5 timings of f over at least 0.5 s in all.
-double seconds(const std::function<void()>& f) {
-  f();
-  double best = 1e30;
-  const auto start = Clock::now();
-  while (std::chrono::duration<double>(Clock::now() - start).count() < 0.5)
-    for (int r = 0; r < 5; ++r) {
-      const auto t0 = Clock::now();
-      f();
-      best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-  return best;
-}
+double seconds(const std::function<void()>& f) { return lintra::lab::best_seconds(f, 0.5); }
 
 struct Shape {
   const char* what;
