@@ -9,7 +9,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <vector>
 
 namespace lintra {
@@ -17,12 +16,12 @@ namespace lintra {
 namespace {
 
 // The CPUs this process may run on, read once (before any pinning narrows the main thread's set), and
-// the pinned team's seats (one per team thread; a deque keeps their addresses).
+// the pinned team's seats (one per team thread, rebuilt only by apply_pinning).
 struct Cpus {
   cpu_set_t allowed;
   std::vector<int> list;
   bool pinned = false;
-  std::deque<PinnedSeat> seats;
+  std::vector<PinnedSeat> seats;
 };
 
 // Each thread's pinned CPU (−1: none), which PinnedSeat::cpu points at.

@@ -41,7 +41,8 @@ class TeamLoop {
   TeamLoop(const TeamLoop&) = delete;
   TeamLoop& operator=(const TeamLoop&) = delete;
 
-  // Whether a loop of team size `team` can keep a slot per thread.
+  // Whether a loop of team size `team` can keep a slot per thread (larger teams claim items without
+  // watching).
   static bool fits(int team) { return team <= kMaxTeam; }
 
   void join(int me);       // the calling thread (team thread `me`) enters the loop
@@ -66,10 +67,19 @@ class TeamLoop {
 // f(i, state) with per-thread state: each thread that takes part makes its own, state = make(), once.
 template <typename Make, typename F> void team_for_with(int64_t n, bool parallel, Make&& make, F&& f) {
   const int team = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (!parallel || n < 2 || team < 2 || !TeamLoop::fits(team)) {
+  if (!parallel || n < 2 || team < 2) {
     if (n <= 0) return;
     auto state = make();
     for (int64_t i = 0; i < n; ++i) f(i, state);
+    return;
+  }
+  if (!TeamLoop::fits(team)) {  // more threads than slots: claimed one at a time, nothing watched
+#pragma omp parallel
+    {
+      auto state = make();
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t i = 0; i < n; ++i) f(i, state);
+    }
     return;
   }
   TeamLoop loop(n);
