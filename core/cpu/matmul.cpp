@@ -21,10 +21,29 @@
 // (gemm_reduction_slabs): the same sums for any thread count.
 // With MatmulPrecision::bf16 (core/matmul_precision.h) a float32 GEMM of at least 2^21 multiply-adds
 // made outside a parallel region goes to oneDNN's bf16 matmul instead (cpu/matmul_bf16.h), whole.
+//
+// Narrow float32 products go to oneDNN's float32 GEMM (dnnl_sgemm) instead of OpenBLAS, each call on
+// the calling thread alone as OpenBLAS's: those with 30 ≤ N ≤ 128 output columns and K ≥ 24 — the
+// per-head products of softmax and reformer attention whose output is a head's 32 columns (a·v and
+// the backward's dS·k, aᵀ·dO, dSᵀ·q), and the mixture-of-logistics head (N = 30) — except a
+// transposed b with fewer than 64 rows (reformer's chunk logits, 29 × 58 × 32: 0.73–0.80 there).
+// OpenBLAS 0.3.21 runs these at 55–95 GFLOP/s a Zen 4 core where oneDNN runs 94–116: 1.2–2.0× on
+// AVX-512 (softmax's a·v at N = 3,071 1.48–1.64×, aᵀ·dO 1.96–1.99×), 1.07–1.26× on its AVX2 code
+// (ONEDNN_MAX_CPU_ISA=AVX2); level or slower on wider outputs and 16-long sums
+// (build/experiments/kernels/blas_kernels; experiments/kernels/README.md, session 29). Each element
+// is still one K-long sum whatever the panel, so the results do not depend on the thread count.
+// LINTRA_ONEDNN_SGEMM=0 (read once) sends them to OpenBLAS as well, for side-by-side measurements.
 #include <cblas.h>
 #include <omp.h>
 
+#ifdef LINTRA_WITH_DNNL
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#endif
+
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "core/cpu/team_loop.h"
 #include "core/kernels.h"
@@ -60,10 +79,41 @@ MatLayout layout_of(const Tensor& t) {
                      t.strides()[size_t(n - 1)]);
 }
 
+#ifdef LINTRA_WITH_DNNL
+// Whether oneDNN's float32 GEMM runs this product faster than OpenBLAS (the header's rule).
+bool narrow_for_onednn(bool tb, int64_t M, int64_t N, int64_t K) {
+  static const bool enabled = [] {
+    const char* e = std::getenv("LINTRA_ONEDNN_SGEMM");
+    return e == nullptr || std::string_view(e) != "0";
+  }();
+  return enabled && N >= 30 && N <= 128 && K >= 24 && !(tb && M < 64);
+}
+
+// c = op(a)·op(b) + beta·c through dnnl_sgemm (row-major, as cblas), on this thread alone: inside a
+// parallel region oneDNN runs serially by itself; outside one the thread count is 1 for the call.
+void sgemm_onednn(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const float* b,
+                  int64_t ldb, float* c, int64_t ldc, float beta) {
+  const int outer = omp_in_parallel() ? 0 : omp_get_max_threads();
+  if (outer > 1) omp_set_num_threads(1);
+  const dnnl_status_t status = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  if (outer > 1) omp_set_num_threads(outer);
+  LINTRA_CHECK(status == dnnl_success, "matmul (oneDNN sgemm) of {}×{} by {}×{}: {}", M, K, K, N,
+               dnnl_status2str(status));
+}
+#endif
+
 // c = op(a)·op(b) + beta·c, beta 0 or 1.
 template <typename T>
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
           int64_t ldc, T beta) {
+#ifdef LINTRA_WITH_DNNL
+  if constexpr (std::is_same_v<T, float>) {
+    if (narrow_for_onednn(tb, M, N, K)) {
+      sgemm_onednn(ta, tb, M, N, K, a, lda, b, ldb, c, ldc, beta);
+      return;
+    }
+  }
+#endif
   auto TA = ta ? CblasTrans : CblasNoTrans;
   auto TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {

@@ -149,6 +149,43 @@ TEST(CoreMatmul, LongReductionsSplitIntoSlabsMatchTheOracleOnAnyThreadCount) {
   }
 }
 
+// Narrow float32 products (30 ≤ N ≤ 128 output columns: the attention's per-head outputs) go to
+// oneDNN's sgemm where the build has it (cpu/matmul.cpp): against the oracle on every schedule — one
+// serial call (under 2^21 multiply-adds), OpenMP over a batch of heads, row panels of one large product —
+// with a plain and a transposed left operand (a·v and aᵀ·dO), the MoL head's N = 30, and bit for bit the
+// same on one thread as on two (each element one K-long sum whatever the panel). Entries in [−½, ½]:
+// float32 atol K·u·Σ|a·b| ≤ 300·6e-8·75 ≈ 1.3e-3 worst case (K ≤ 300): 2e-3.
+TEST(CoreMatmul, NarrowProductsMatchTheOracleAndDoNotDependOnTheThreadCount) {
+  Generator gen(57);
+  struct Case {
+    Shape a, b;
+    bool transpose_a;
+  };
+  const std::vector<Case> cases = {
+      {{50, 40}, {40, 32}, false},            // one serial call
+      {{4, 300, 200}, {4, 200, 32}, false},   // OpenMP over the batch (a·v of 4 heads)
+      {{4, 200, 300}, {4, 200, 32}, true},    // the same with aᵀ (aᵀ·dO)
+      {{720, 100}, {100, 32}, false},         // row panels of one product (≥ 2^21 multiply-adds)
+      {{100, 720}, {100, 32}, true},          // row panels, a transposed
+      {{700, 256}, {256, 30}, false},         // the mixture-of-logistics head
+      {{3, 260, 96}, {3, 96, 128}, false},    // the widest narrow output
+  };
+  for (const Case& c : cases) {
+    Tensor a = Tensor::uniform(c.a, gen, -0.5, 0.5);
+    if (c.transpose_a) a = a.transpose(-1, -2);
+    const Tensor b = Tensor::uniform(c.b, gen, -0.5, 0.5);
+    const std::string what = shape_str(a.shape()) + (c.transpose_a ? " (transposed)" : "") + " · " + shape_str(c.b);
+    EXPECT_TRUE(close_to(ops::matmul(a, b), reference::matmul(a, b), Tol{0, 2e-3})) << what;
+    const int before = num_threads();
+    set_num_threads(1);
+    const Tensor one = ops::matmul(a, b);
+    set_num_threads(std::max(2, before));
+    const Tensor two = ops::matmul(a, b);
+    set_num_threads(before);
+    EXPECT_TRUE(testing::equal_to(one, two)) << what << ": differs between one thread and two";
+  }
+}
+
 // ops::addmm = c + a·b, c copied into the output and the GEMM accumulating onto it (BLAS's beta = 1),
 // on every schedule of cpu/matmul.cpp: one call, a's batch folded into rows, OpenMP over the batch,
 // panels, the slabs of a long reduction (c then enters the first slab), and an empty sum (c itself).
@@ -166,6 +203,7 @@ TEST(CoreMatmul, AddmmAccumulatesOntoTheAddedTensorOnEverySchedule) {
       {{64, 1, 11}, {64, 9, 64}, {64, 64, 11}, 3e-4},  // OpenMP over the batch, c broadcast over rows
       {{200}, {300, 64}, {64, 200}, 3e-4},             // panels
       {{40, 33}, {40, 4100}, {4100, 33}, 8e-3},        // slabs of a long reduction
+      {{32}, {300, 200}, {200, 32}, 2e-3},             // a narrow output (oneDNN where built), a bias
   };
   for (DType dt : kFloat)
     for (const Case& c : cases) {
