@@ -32,7 +32,10 @@
 // (ONEDNN_MAX_CPU_ISA=AVX2); level or slower on wider outputs and 16-long sums
 // (build/experiments/kernels/blas_kernels; experiments/kernels/README.md, session 29). Each element
 // is still one K-long sum whatever the panel, so the results do not depend on the thread count.
-// LINTRA_ONEDNN_SGEMM=0 (read once) sends them to OpenBLAS as well, for side-by-side measurements.
+// Opt-in for now: LINTRA_ONEDNN_SGEMM=1 (read once) turns the route on; by default every float32
+// product goes to OpenBLAS. With it on, AppEndToEnd.SigintWritesACheckpointAndExits130ThenResumes died
+// of SIGSEGV in about 1 run of 20 (two at once; none of 30 with it off) — a crash on the SIGINT
+// checkpoint-and-exit path not yet traced; the route stays off until it is.
 #include <cblas.h>
 #include <omp.h>
 
@@ -84,7 +87,7 @@ MatLayout layout_of(const Tensor& t) {
 bool narrow_for_onednn(bool tb, int64_t M, int64_t N, int64_t K) {
   static const bool enabled = [] {
     const char* e = std::getenv("LINTRA_ONEDNN_SGEMM");
-    return e == nullptr || std::string_view(e) != "0";
+    return e != nullptr && std::string_view(e) == "1";
   }();
   return enabled && N >= 30 && N <= 128 && K >= 24 && !(tb && M < 64);
 }

@@ -113,7 +113,7 @@ TEST(AppEndToEnd, SigintWritesACheckpointAndExits130ThenResumes) {
   kill(pid, SIGINT);
   int st = 0;
   waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFEXITED(st));
+  ASSERT_TRUE(WIFEXITED(st)) << "killed by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   EXPECT_EQ(WEXITSTATUS(st), 130);
   Result v = run(kLintra + " ckpt verify " + dir + "/checkpoints/*.h5");
   EXPECT_EQ(v.status, 0) << v.output;

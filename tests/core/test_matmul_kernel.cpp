@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/ops.h"
 #include "core/reference/reference.h"
@@ -27,6 +28,17 @@ using testing::Tol;
 
 const std::vector<DType> kFloat = {DType::f32, DType::f64};
 Tol small_tol(DType dt) { return dt == DType::f32 ? Tol{0, 2e-5} : Tol{0, 1e-13}; }
+
+// ops::matmul(a, b) on one thread and on (at least) two: the schedules differ, the bits must not.
+std::pair<Tensor, Tensor> on_one_and_two_threads(const Tensor& a, const Tensor& b) {
+  const int before = num_threads();
+  set_num_threads(1);
+  Tensor one = ops::matmul(a, b);
+  set_num_threads(std::max(2, before));
+  Tensor two = ops::matmul(a, b);
+  set_num_threads(before);
+  return {one, two};
+}
 
 struct MatmulCase {
   Shape a, b;
@@ -138,12 +150,7 @@ TEST(CoreMatmul, LongReductionsSplitIntoSlabsMatchTheOracleOnAnyThreadCount) {
     for (const Tensor& right : {b, bt}) {
       const Tensor want = reference::matmul(at, right);
       EXPECT_TRUE(close_to(ops::matmul(at, right), want, tol)) << dt;
-      const int before = num_threads();
-      set_num_threads(1);
-      const Tensor one = ops::matmul(at, right);
-      set_num_threads(std::max(2, before));
-      const Tensor two = ops::matmul(at, right);
-      set_num_threads(before);
+      const auto [one, two] = on_one_and_two_threads(at, right);
       EXPECT_TRUE(testing::equal_to(one, two)) << dt << ": the slabs do not depend on the thread count";
     }
   }
@@ -176,12 +183,7 @@ TEST(CoreMatmul, NarrowProductsMatchTheOracleAndDoNotDependOnTheThreadCount) {
     const Tensor b = Tensor::uniform(c.b, gen, -0.5, 0.5);
     const std::string what = shape_str(a.shape()) + (c.transpose_a ? " (transposed)" : "") + " · " + shape_str(c.b);
     EXPECT_TRUE(close_to(ops::matmul(a, b), reference::matmul(a, b), Tol{0, 2e-3})) << what;
-    const int before = num_threads();
-    set_num_threads(1);
-    const Tensor one = ops::matmul(a, b);
-    set_num_threads(std::max(2, before));
-    const Tensor two = ops::matmul(a, b);
-    set_num_threads(before);
+    const auto [one, two] = on_one_and_two_threads(a, b);
     EXPECT_TRUE(testing::equal_to(one, two)) << what << ": differs between one thread and two";
   }
 }
