@@ -21,6 +21,10 @@ StopSignal::StopSignal() {
   g_signals = 0;
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
+  // On the thread's alternate stack where it has one: a signal that lands inside oneDNN's float32
+  // GEMM must not write its frame at that code's rsp, which points into the heap
+  // (core/cpu/signal_stack.h).
+  sa.sa_flags = SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);

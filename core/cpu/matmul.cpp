@@ -32,10 +32,10 @@
 // (ONEDNN_MAX_CPU_ISA=AVX2); level or slower on wider outputs and 16-long sums
 // (build/experiments/kernels/blas_kernels; experiments/kernels/README.md, session 29). Each element
 // is still one K-long sum whatever the panel, so the results do not depend on the thread count.
-// Opt-in for now: LINTRA_ONEDNN_SGEMM=1 (read once) turns the route on; by default every float32
-// product goes to OpenBLAS. With it on, AppEndToEnd.SigintWritesACheckpointAndExits130ThenResumes died
-// of SIGSEGV in about 1 run of 20 (two at once; none of 30 with it off) — a crash on the SIGINT
-// checkpoint-and-exit path not yet traced; the route stays off until it is.
+// On by default; LINTRA_ONEDNN_SGEMM=0 (read once) sends every float32 product to OpenBLAS, for A/B
+// runs. oneDNN 2.6's kernels point rsp into the heap while they run, so a signal handled meanwhile
+// corrupts the heap (a SIGINT during training crashed 1 run in 40 a step later): each thread gets an
+// alternate signal stack before its first call (cpu/signal_stack.h), and lintra's handlers use it.
 #include <cblas.h>
 #include <omp.h>
 
@@ -53,6 +53,7 @@
 #include "core/matmul_precision.h"
 #ifdef LINTRA_WITH_DNNL
 #include "core/cpu/matmul_bf16.h"
+#include "core/cpu/signal_stack.h"
 #endif
 
 namespace lintra::kernels::cpu {
@@ -87,15 +88,17 @@ MatLayout layout_of(const Tensor& t) {
 bool narrow_for_onednn(bool tb, int64_t M, int64_t N, int64_t K) {
   static const bool enabled = [] {
     const char* e = std::getenv("LINTRA_ONEDNN_SGEMM");
-    return e != nullptr && std::string_view(e) == "1";
+    return e == nullptr || std::string_view(e) != "0";
   }();
   return enabled && N >= 30 && N <= 128 && K >= 24 && !(tb && M < 64);
 }
 
 // c = op(a)·op(b) + beta·c through dnnl_sgemm (row-major, as cblas), on this thread alone: inside a
-// parallel region oneDNN runs serially by itself; outside one the thread count is 1 for the call.
+// parallel region oneDNN runs serially by itself; outside one the thread count is 1 for the call. The
+// thread first gets an alternate signal stack (cpu/signal_stack.h says why).
 void sgemm_onednn(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const float* b,
                   int64_t ldb, float* c, int64_t ldc, float beta) {
+  ensure_alternate_signal_stack();
   const int outer = omp_in_parallel() ? 0 : omp_get_max_threads();
   if (outer > 1) omp_set_num_threads(1);
   const dnnl_status_t status = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.0f, a, lda, b, ldb, beta, c, ldc);

@@ -157,7 +157,8 @@ TEST(CoreMatmul, LongReductionsSplitIntoSlabsMatchTheOracleOnAnyThreadCount) {
 }
 
 // Narrow float32 products (30 ≤ N ≤ 128 output columns: the attention's per-head outputs) go to
-// oneDNN's sgemm where the build has it and LINTRA_ONEDNN_SGEMM=1 (cpu/matmul.cpp), to OpenBLAS otherwise: against the oracle on every schedule — one
+// oneDNN's sgemm where the build has it (cpu/matmul.cpp), to OpenBLAS otherwise or with LINTRA_ONEDNN_SGEMM=0:
+// against the oracle on every schedule — one
 // serial call (under 2^21 multiply-adds), OpenMP over a batch of heads, row panels of one large product —
 // with a plain and a transposed left operand (a·v and aᵀ·dO), the MoL head's N = 30, and bit for bit the
 // same on one thread as on two (each element one K-long sum whatever the panel). Entries in [−½, ½]:
