@@ -367,6 +367,7 @@ void run_kernel_benchmarks(const KernelBenchOptions& opt) {
       row["cpu"] = cpu_model();
       row["simd_target"] = simd_target();
       row["blas_core"] = blas_core();
+      row["blas_core_note"] = blas_core_note();
       row["threads"] = num_threads();
     }
     out.push_back(std::move(row));

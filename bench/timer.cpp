@@ -1,8 +1,10 @@
 #include "bench/timer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include <cblas.h>
@@ -11,6 +13,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/openblas_core.h"
 #include "core/simd.h"
 #include "core/threading.h"
 
@@ -69,12 +72,30 @@ std::string blas_core() {
   return name != nullptr ? std::string(name) : "unknown";
 }
 
+std::string blas_core_note(std::string_view running, const char* pick, const char* env) {
+  const auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  if (pick == nullptr || same(running, pick)) return "";
+  const std::string from = env != nullptr ? fmt::format("OPENBLAS_CORETYPE={} from the environment", env)
+                                          : fmt::format("OpenBLAS's own pick {}", running);
+  return fmt::format("{}; lintra's pick here: {}", from, pick);
+}
+
+std::string blas_core_note() {
+  return blas_core_note(blas_core(), openblas_core_for_this_cpu(), std::getenv("OPENBLAS_CORETYPE"));
+}
+
 std::string machine_line() {
   std::ifstream in("/proc/loadavg");
   double l1 = 0, l5 = 0, l15 = 0;
   in >> l1 >> l5 >> l15;
-  return fmt::format("{} threads{}, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}, OpenBLAS {}", num_threads(),
-                     threads_pinned() ? " (pinned)" : "", l1, l5, l15, cpu_model(), simd_target(), blas_core());
+  const std::string note = blas_core_note();
+  return fmt::format("{} threads{}, load average {:.2f} {:.2f} {:.2f}, {}, SIMD target {}, OpenBLAS {}{}", num_threads(),
+                     threads_pinned() ? " (pinned)" : "", l1, l5, l15, cpu_model(), simd_target(), blas_core(),
+                     note.empty() ? "" : " (" + note + ")");
 }
 
 void write_bench_json(const std::string& path, const nlohmann::ordered_json& rows, const char* bench) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/tensor.h"
@@ -35,9 +36,17 @@ std::string cpu_model();  // from /proc/cpuinfo
 // user has not), so the sgemm yardstick of a bench depends on it.
 std::string blas_core();
 
+// "" when OpenBLAS runs the kernels lintra picks for this CPU (core/openblas_core.h); otherwise
+// what the header should say of it, e.g. "OPENBLAS_CORETYPE=Haswell from the environment; lintra's
+// pick here: Cooperlake" — an sgemm yardstick then measures kernels the CPU could outrun.
+std::string blas_core_note();
+// The same from its parts (the running kernels, lintra's pick or null, OPENBLAS_CORETYPE or null),
+// compared without regard to case.
+std::string blas_core_note(std::string_view running, const char* pick, const char* env);
+
 // "2 threads, load average 0.12 0.30 0.41, AMD EPYC, SIMD target AVX2, OpenBLAS Haswell" for the header
 // of every bench table: the CPU, the instruction set its kernels dispatch to (core/simd.h) and the
-// BLAS kernels.
+// BLAS kernels, with blas_core_note() in brackets when it has one.
 std::string machine_line();
 
 // The working tree's git revision for results files: "488b7b5", "488b7b5 (with uncommitted changes)",

@@ -287,6 +287,7 @@ nlohmann::ordered_json to_json(const TrainBenchRow& r) {
           {"cpu", cpu_model()},
           {"simd_target", simd_target()},
           {"blas_core", blas_core()},
+          {"blas_core_note", blas_core_note()},
           {"threads", num_threads()},
           {"threads_pinned", threads_pinned()},
           {"cpu_exchanges", r.cpu_exchanges},

@@ -5,6 +5,7 @@
 // not tests).
 #include <gtest/gtest.h>
 
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,9 +17,11 @@
 #include "bench/cuda_reference.h"
 #include "bench/generate.h"
 #include "bench/kernels.h"
+#include "bench/timer.h"
 #include "bench/train.h"
 #include "core/device.h"
 #include "core/error.h"
+#include "core/openblas_core.h"
 #include "tests/test_util.h"
 
 namespace lintra::bench {
@@ -161,7 +164,7 @@ TEST(BenchSmoke, TrainWritesOneObjectPerShapeAndVariant) {
   ASSERT_EQ(j.size(), rows.size());
   for (const auto& r : j) {
     for (const char* key : {"variant", "shape", "batch", "step_s", "model_gflop", "gflops_per_s", "sgemm_gflops_per_s",
-                            "peak_rss_mb", "sys_s", "user_s", "cpu", "simd_target"})
+                            "peak_rss_mb", "sys_s", "user_s", "cpu", "simd_target", "blas_core", "blas_core_note"})
       EXPECT_TRUE(r.contains(key)) << key << " in " << r.dump();
     for (const char* key : {"step_s", "model_gflop", "gflops_per_s", "sgemm_gflops_per_s", "sgemm_before_gflops_per_s",
                             "sgemm_after_gflops_per_s", "peak_rss_mb"})
@@ -255,3 +258,22 @@ TEST(BenchSmoke, KernelsRefuseTheStrictDeviceAndAMissingGpu) {
 
 }  // namespace
 }  // namespace lintra::bench
+
+// The bench headers name BLAS kernels that differ from lintra's pick for the CPU, and where they came
+// from: a yardstick on them measures less than the CPU can.
+TEST(BenchBlasCoreNote, SaysWhenTheRunningKernelsAreNotLintrasPick) {
+  EXPECT_EQ(lintra::bench::blas_core_note("Cooperlake", "Cooperlake", "Cooperlake"), "");
+  EXPECT_EQ(lintra::bench::blas_core_note("HASWELL", "Haswell", nullptr), "");  // OpenBLAS's spelling may differ in case
+  EXPECT_EQ(lintra::bench::blas_core_note("Zen", nullptr, nullptr), "");       // no pick (no AVX2): nothing to say
+  EXPECT_EQ(lintra::bench::blas_core_note("Haswell", "Cooperlake", "Haswell"),
+            "OPENBLAS_CORETYPE=Haswell from the environment; lintra's pick here: Cooperlake");
+  EXPECT_EQ(lintra::bench::blas_core_note("Prescott", "SkylakeX", nullptr),
+            "OpenBLAS's own pick Prescott; lintra's pick here: SkylakeX");
+  // This process: the note agrees with what runs here.
+  const char* pick = lintra::openblas_core_for_this_cpu();
+  const std::string running = lintra::bench::blas_core(), note = lintra::bench::blas_core_note();
+  if (pick == nullptr || strcasecmp(running.c_str(), pick) == 0)
+    EXPECT_EQ(note, "");
+  else
+    EXPECT_NE(note.find(std::string("lintra's pick here: ") + pick), std::string::npos) << note;
+}
