@@ -8,14 +8,17 @@
 // (the stream alone: no output is right, only the rate counts), the schedules interleaved round by
 // round, and reports the best and the mean seconds per token and the weight bytes per second.
 //
-// Run: build/experiments/kernels/gemv_team [TARGET] under the machine lock (OMP_NUM_THREADS=2,
+// Run: build/experiments/kernels/gemv_team [TARGET [CLAIM_ROWS]] under the machine lock (OMP_NUM_THREADS=2,
 // GOMP_SPINCOUNT=1000 as lintra's main sets it).
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <chrono>
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 #include <numeric>
 #include <memory>
 #include <vector>
@@ -123,7 +126,15 @@ std::pair<int64_t, int64_t> block(int64_t rows, int tid, int n) {
   return {r0, std::min(rows, r0 + chunk)};
 }
 
-enum class Mode { one_thread, team_barriers, team_adaptive, team_no_barriers };
+enum class Mode { one_thread, team_barriers, team_adaptive, team_claimed, team_claimed_tail, team_no_barriers };
+
+// Claimed rows: a product's rows in chunks of kClaim, taken from one atomic counter per product by
+// whichever thread comes first (all of them, or the quarter left after an even split of the first
+// three quarters), so that a thread the host holds back computes fewer of them instead of holding the
+// other at the barrier. Counters are never reset: every thread ends each product with one claim past
+// its last chunk, so a product of C chunks takes C + n tickets a token and token t's chunk is its
+// ticket less t·(C + n) (the barrier after each product keeps tokens apart).
+int64_t kClaim = 32;  // rows a claim; the lab's second argument
 
 // One schedule's team state, kept from block to block (TeamSplit learns the members' rates).
 struct Schedule {
@@ -132,8 +143,22 @@ struct Schedule {
   int threads;
   lintra::SpinBarrier barrier;
   TeamSplit split;
-  Schedule(Mode m, const char* label) : mode(m), name(label), threads(m == Mode::one_thread ? 1 : 2), barrier(threads), split(threads) {}
+  std::vector<std::atomic<int64_t>> tickets;
+  int64_t tokens = 0;  // run so far
+  Schedule(Mode m, const char* label, size_t products)
+      : mode(m), name(label), threads(m == Mode::one_thread ? 1 : 2), barrier(threads), split(threads), tickets(products) {}
 };
+
+// Rows [r0, r1) of each chunk this thread claims of rows [from, rows) of product i at token t.
+template <typename F>
+void claim_rows(Schedule& sc, size_t i, int64_t t, int64_t from, int64_t rows, F&& f) {
+  const int64_t chunks = (rows - from + kClaim - 1) / kClaim, base = t * (chunks + sc.threads);
+  for (;;) {
+    const int64_t c = sc.tickets[i].fetch_add(1, std::memory_order_relaxed) - base;
+    if (c >= chunks) return;
+    f(from + c * kClaim, std::min(rows, from + (c + 1) * kClaim));
+  }
+}
 
 // Runs `count` tokens' products on schedule `sc`; returns the seconds taken.
 double run_tokens(const Model& m, Schedule& sc, int count) {
@@ -152,11 +177,20 @@ double run_tokens(const Model& m, Schedule& sc, int count) {
           lintra::simd::gemv_packed(m.w[i], m.bias[i].data(), x.data(), y.data(), 1, r0, r1);
           seconds += std::chrono::duration<double>(Clock::now() - t0).count();
           work += double((r1 - r0) * m.w[i].in);
+        } else if (mode == Mode::team_claimed || mode == Mode::team_claimed_tail) {
+          const int64_t rows = m.w[i].rows, from = mode == Mode::team_claimed ? 0 : rows * 3 / 4 / 16 * 16;
+          if (from > 0) {
+            const auto [r0, r1] = block(from, tid, n);
+            lintra::simd::gemv_packed(m.w[i], m.bias[i].data(), x.data(), y.data(), 1, r0, r1);
+          }
+          claim_rows(sc, i, sc.tokens + t, from, rows, [&](int64_t r0, int64_t r1) {
+            lintra::simd::gemv_packed(m.w[i], m.bias[i].data(), x.data(), y.data(), 1, r0, r1);
+          });
         } else {
           const auto [r0, r1] = block(m.w[i].rows, tid, n);
           lintra::simd::gemv_packed(m.w[i], m.bias[i].data(), x.data(), y.data(), 1, r0, r1);
         }
-        if (mode == Mode::team_barriers || mode == Mode::team_adaptive) sc.barrier.wait();
+        if (mode != Mode::one_thread && mode != Mode::team_no_barriers) sc.barrier.wait();
       }
       if (mode == Mode::team_adaptive) {  // the engine updates between tokens, outside its region
         sc.split.record(tid, work, seconds);
@@ -166,25 +200,30 @@ double run_tokens(const Model& m, Schedule& sc, int count) {
       }
     }
   }
+  sc.tokens += count;
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1) lintra::force_simd_target(argv[1]);
+  if (argc > 1 && std::string_view(argv[1]) != "-") lintra::force_simd_target(argv[1]);
+  if (argc > 2) kClaim = std::max<int64_t>(16, std::atoll(argv[2]) / 16 * 16);
   constexpr int kRounds = 24, kTokens = 64;
   fmt::print("gemv_team lab — SIMD target {}, the paper's 8-layer MNIST products at batch 1; {} rounds of {} tokens,\n"
              "the schedules interleaved within each round (the host's noise falls on all of them alike)\n",
              lintra::simd_target(), kRounds, kTokens);
+  fmt::print("claimed schedules take {} rows a claim\n", kClaim);
   fmt::print("{:<8} {:<24} {:>10} {:>10} {:>10}\n", "weights", "schedule", "best ms", "mean ms", "GB/s mean");
   for (bool bf16 : {false, true}) {
     const Model m = make_model(bf16);
     std::vector<std::unique_ptr<Schedule>> schedules;
     for (auto [mode, name] : {std::pair{Mode::one_thread, "one thread"}, std::pair{Mode::team_barriers, "2 threads, even split"},
                               std::pair{Mode::team_adaptive, "2 threads, TeamSplit"},
+                              std::pair{Mode::team_claimed, "2 threads, rows claimed"},
+                              std::pair{Mode::team_claimed_tail, "2 threads, tail claimed"},
                               std::pair{Mode::team_no_barriers, "2 threads, no barriers"}})
-      schedules.push_back(std::make_unique<Schedule>(mode, name));
+      schedules.push_back(std::make_unique<Schedule>(mode, name, m.w.size()));
     std::vector<double> best(schedules.size(), 1e30), total(schedules.size(), 0);
     for (auto& sc : schedules) run_tokens(m, *sc, 8);
     for (int r = 0; r < kRounds; ++r)
