@@ -112,7 +112,7 @@ Var cross_entropy(const Var& logits, const Tensor& target, int64_t ignore_index,
   else out = ops::mul(ops::sum(nll), inv_count);
   Shape ls = logits.shape();
   return make_result(out, "cross_entropy", {logits}, {logp, safe_t, validf, inv_count},
-                     [reduction, ls, C, R](const std::vector<Tensor>& s, const Tensor& g) {
+                     [reduction, ls, R](const std::vector<Tensor>& s, const Tensor& g) {
                        Tensor w;  // per-row weight (R, 1)
                        if (reduction == Reduction::none) w = ops::mul(g.reshape({R}), s[2]);
                        else if (reduction == Reduction::sum) w = ops::mul(s[2], g);
