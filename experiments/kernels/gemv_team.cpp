@@ -4,7 +4,8 @@
 // SpinBarrier after each. This lab runs the token's products of the paper's 8-layer MNIST model
 // (simd::gemv_packed, the QKV, out and feed-forward products, 25.2 MB of float32 weights) the way the
 // engine does, on one thread, on a team with a barrier after every product (split evenly, as the
-// engine, or by TeamSplit, following the members' measured rates), and on a team without barriers
+// engine, by TeamSplit, following the members' measured rates, or with rows claimed on demand: all of
+// them, or the last quarter; CLAIM_ROWS a claim, default 32), and on a team without barriers
 // (the stream alone: no output is right, only the rate counts), the schedules interleaved round by
 // round, and reports the best and the mean seconds per token and the weight bytes per second.
 //
@@ -128,13 +129,13 @@ std::pair<int64_t, int64_t> block(int64_t rows, int tid, int n) {
 
 enum class Mode { one_thread, team_barriers, team_adaptive, team_claimed, team_claimed_tail, team_no_barriers };
 
-// Claimed rows: a product's rows in chunks of kClaim, taken from one atomic counter per product by
+// Claimed rows: a product's rows in chunks of claim_rows_per_ticket, taken from one atomic counter per product by
 // whichever thread comes first (all of them, or the quarter left after an even split of the first
 // three quarters), so that a thread the host holds back computes fewer of them instead of holding the
 // other at the barrier. Counters are never reset: every thread ends each product with one claim past
 // its last chunk, so a product of C chunks takes C + n tickets a token and token t's chunk is its
 // ticket less t·(C + n) (the barrier after each product keeps tokens apart).
-int64_t kClaim = 32;  // rows a claim; the lab's second argument
+int64_t claim_rows_per_ticket = 32;  // rows a claim; the lab's second argument
 
 // One schedule's team state, kept from block to block (TeamSplit learns the members' rates).
 struct Schedule {
@@ -152,11 +153,11 @@ struct Schedule {
 // Rows [r0, r1) of each chunk this thread claims of rows [from, rows) of product i at token t.
 template <typename F>
 void claim_rows(Schedule& sc, size_t i, int64_t t, int64_t from, int64_t rows, F&& f) {
-  const int64_t chunks = (rows - from + kClaim - 1) / kClaim, base = t * (chunks + sc.threads);
+  const int64_t chunks = (rows - from + claim_rows_per_ticket - 1) / claim_rows_per_ticket, base = t * (chunks + sc.threads);
   for (;;) {
     const int64_t c = sc.tickets[i].fetch_add(1, std::memory_order_relaxed) - base;
     if (c >= chunks) return;
-    f(from + c * kClaim, std::min(rows, from + (c + 1) * kClaim));
+    f(from + c * claim_rows_per_ticket, std::min(rows, from + (c + 1) * claim_rows_per_ticket));
   }
 }
 
@@ -208,12 +209,12 @@ double run_tokens(const Model& m, Schedule& sc, int count) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) != "-") lintra::force_simd_target(argv[1]);
-  if (argc > 2) kClaim = std::max<int64_t>(16, std::atoll(argv[2]) / 16 * 16);
+  if (argc > 2) claim_rows_per_ticket = std::max<int64_t>(16, std::atoll(argv[2]) / 16 * 16);
   constexpr int kRounds = 24, kTokens = 64;
   fmt::print("gemv_team lab — SIMD target {}, the paper's 8-layer MNIST products at batch 1; {} rounds of {} tokens,\n"
              "the schedules interleaved within each round (the host's noise falls on all of them alike)\n",
              lintra::simd_target(), kRounds, kTokens);
-  fmt::print("claimed schedules take {} rows a claim\n", kClaim);
+  fmt::print("claimed schedules take {} rows a claim\n", claim_rows_per_ticket);
   fmt::print("{:<8} {:<24} {:>10} {:>10} {:>10}\n", "weights", "schedule", "best ms", "mean ms", "GB/s mean");
   for (bool bf16 : {false, true}) {
     const Model m = make_model(bf16);

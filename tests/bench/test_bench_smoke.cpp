@@ -256,24 +256,24 @@ TEST(BenchSmoke, KernelsRefuseTheStrictDeviceAndAMissingGpu) {
   }
 }
 
-}  // namespace
-}  // namespace lintra::bench
-
 // The bench headers name BLAS kernels that differ from lintra's pick for the CPU, and where they came
 // from: a yardstick on them measures less than the CPU can.
 TEST(BenchBlasCoreNote, SaysWhenTheRunningKernelsAreNotLintrasPick) {
-  EXPECT_EQ(lintra::bench::blas_core_note("Cooperlake", "Cooperlake", "Cooperlake"), "");
-  EXPECT_EQ(lintra::bench::blas_core_note("HASWELL", "Haswell", nullptr), "");  // OpenBLAS's spelling may differ in case
-  EXPECT_EQ(lintra::bench::blas_core_note("Zen", nullptr, nullptr), "");       // no pick (no AVX2): nothing to say
-  EXPECT_EQ(lintra::bench::blas_core_note("Haswell", "Cooperlake", "Haswell"),
+  EXPECT_EQ(blas_core_note("Cooperlake", "Cooperlake", "Cooperlake"), "");
+  EXPECT_EQ(blas_core_note("HASWELL", "Haswell", nullptr), "");  // OpenBLAS's spelling may differ in case
+  EXPECT_EQ(blas_core_note("Zen", nullptr, nullptr), "");       // no pick (no AVX2): nothing to say
+  EXPECT_EQ(blas_core_note("Haswell", "Cooperlake", "Haswell"),
             "OPENBLAS_CORETYPE=Haswell from the environment; lintra's pick here: Cooperlake");
-  EXPECT_EQ(lintra::bench::blas_core_note("Prescott", "SkylakeX", nullptr),
+  EXPECT_EQ(blas_core_note("Prescott", "SkylakeX", nullptr),
             "OpenBLAS's own pick Prescott; lintra's pick here: SkylakeX");
   // This process: the note agrees with what runs here.
-  const char* pick = lintra::openblas_core_for_this_cpu();
-  const std::string running = lintra::bench::blas_core(), note = lintra::bench::blas_core_note();
+  const char* pick = openblas_core_for_this_cpu();
+  const std::string running = blas_core(), note = blas_core_note();
   if (pick == nullptr || strcasecmp(running.c_str(), pick) == 0)
     EXPECT_EQ(note, "");
   else
     EXPECT_NE(note.find(std::string("lintra's pick here: ") + pick), std::string::npos) << note;
 }
+
+}  // namespace
+}  // namespace lintra::bench
